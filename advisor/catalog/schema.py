@@ -1,0 +1,63 @@
+"""Catalog entries: the core's input models plus an id, a display name and where each figure came from."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, StringConstraints
+
+from advisor.core.base import Frozen
+from advisor.core.hardware import Hardware
+from advisor.core.model import ModelArch
+from advisor.core.quant import KVPrecision, Quant
+
+Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]*$", max_length=80)]
+YearMonth = Annotated[str, StringConstraints(pattern=r"^\d{4}-(0[1-9]|1[0-2])$")]
+Source = Annotated[str, StringConstraints(min_length=3, max_length=2000)]
+
+
+class HardwareEntry(Hardware):
+    id: Slug
+    vendor: str = Field(max_length=80)
+    year: int | None = Field(None, ge=1990, le=2100, description="Launch year")
+    power_w: float | None = Field(None, gt=0, le=100_000, description="Board power / TDP, W")
+    price_usd: float | None = Field(None, gt=0, le=10_000_000, description="Typical price, USD")
+    price_seen: YearMonth | None = Field(None, description="When that price was seen, YYYY-MM")
+    price_estimate: bool = Field(True, description="True unless the price is a list/MSRP figure from a source")
+    source: Source
+    estimates: list[str] = Field(default_factory=list,
+                                 description="Field names whose figures are estimates rather than sourced")
+    notes: str = ""
+
+
+class ModelEntry(ModelArch):
+    id: Slug
+    family: str = Field(max_length=80)
+    license: str = Field("", max_length=200)
+    released: YearMonth | None = None
+    source: Source
+    estimates: list[str] = Field(default_factory=list)
+    notes: str = ""
+
+
+class QuantQuality(Frozen):
+    metric: Literal["ppl_delta_pct", "kld", "top1_agree_pct"]
+    value: float = Field(ge=0)
+    reference: str = Field(max_length=300, description="Model and data the figure was measured on")
+
+
+class QuantEntry(Quant):
+    id: Slug
+    format: Literal["gguf", "gpu", "exl"]
+    quality: QuantQuality | None = None
+    source: Source
+    estimates: list[str] = Field(default_factory=list)
+    notes: str = ""
+
+
+class KVCacheEntry(Frozen):
+    id: KVPrecision
+    name: str
+    bytes_per_element: float = Field(gt=0, le=8)
+    source: Source
+    notes: str = ""

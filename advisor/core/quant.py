@@ -1,0 +1,38 @@
+"""How weights and the KV cache are stored: bits per weight and bytes per cached element."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import Field
+
+from advisor.core.base import Frozen
+
+
+class KVPrecision(StrEnum):
+    F16 = "f16"
+    Q8_0 = "q8_0"
+    Q4_0 = "q4_0"
+    FP8 = "fp8"
+
+
+# ggml's q8_0 stores 32 int8 values plus one f16 scale (34 bytes per 32); q4_0 stores 32 nibbles
+# plus one f16 scale (18 bytes per 32).
+KV_BYTES_PER_ELEMENT: dict[KVPrecision, float] = {
+    KVPrecision.F16: 2.0,
+    KVPrecision.Q8_0: 34 / 32,
+    KVPrecision.Q4_0: 18 / 32,
+    KVPrecision.FP8: 1.0,
+}
+
+
+class Quant(Frozen):
+    """A weight format by what it really stores on average, scales and kept-precision tensors included."""
+
+    name: str = Field("Q4_K_M", title="Name", max_length=200)
+    bits_per_weight: float = Field(4.89, gt=0, le=64, title="Bits per weight", json_schema_extra={"unit": "bpw"},
+                                   description="Average stored bits per weight, block scales included")
+
+    @property
+    def bytes_per_weight(self) -> float:
+        return self.bits_per_weight / 8.0

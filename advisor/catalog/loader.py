@@ -1,0 +1,151 @@
+"""Load the shipped catalogs (and the user's own entries), one bad entry never stopping the rest."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from importlib.resources.abc import Traversable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from advisor.catalog.schema import HardwareEntry, KVCacheEntry, ModelEntry, QuantEntry
+
+E = TypeVar("E", bound=BaseModel)
+
+# category folder -> (TOML array name, entry model)
+KINDS: dict[str, tuple[str, type[BaseModel]]] = {
+    "hardware": ("hardware", HardwareEntry),
+    "models": ("model", ModelEntry),
+    "quants": ("quant", QuantEntry),
+}
+KV_TABLE = "kv_cache"
+
+
+@dataclass(frozen=True)
+class Catalog:
+    hardware: Mapping[str, HardwareEntry] = field(default_factory=dict)
+    models: Mapping[str, ModelEntry] = field(default_factory=dict)
+    quants: Mapping[str, QuantEntry] = field(default_factory=dict)
+    kv_cache: Mapping[str, KVCacheEntry] = field(default_factory=dict)
+    problems: tuple[str, ...] = ()  # one line per bad file or entry: file, entry and field
+    user_ids: frozenset[str] = frozenset()  # "kind/id" of entries that came from the user's folder
+    shadowed: tuple[str, ...] = ()  # user entries that replace a shipped id
+
+
+def catalog_root() -> Traversable:
+    """Shipped catalogs: inside the installed package, or the repo's catalogs/ when run from source."""
+    packaged = resources.files("advisor") / "_catalogs"
+    if packaged.is_dir():
+        return packaged
+    return resources.files("advisor").joinpath("..", "catalogs")  # type: ignore[return-value]
+
+
+def describe_error(where: str, entry_id: str, err: ValidationError) -> str:
+    first = err.errors()[0]
+    loc = ".".join(str(p) for p in first["loc"]) or "entry"
+    more = f" (+{err.error_count() - 1} more)" if err.error_count() > 1 else ""
+    return f"{where}: entry '{entry_id}' field '{loc}': {first['msg']}{more}"
+
+
+def validate_entries(raw: Iterable[Any], model: type[E], where: str, problems: list[str]) -> Iterator[E]:
+    """Validate each raw entry on its own; a bad one is reported and skipped."""
+    for n, item in enumerate(raw, start=1):
+        entry_id = str(item.get("id", f"#{n}")) if isinstance(item, dict) else f"#{n}"
+        try:
+            yield model.model_validate(item)
+        except ValidationError as err:
+            problems.append(describe_error(where, entry_id, err))
+
+
+def _read_toml(path: Traversable, where: str, problems: list[str]) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as err:
+        problems.append(f"{where}: cannot read: {err}")
+        return {}
+
+
+def _toml_files(folder: Traversable) -> list[Traversable]:
+    if not folder.is_dir():
+        return []
+    return sorted((p for p in folder.iterdir() if p.name.endswith(".toml")), key=lambda p: p.name)
+
+
+def _add(into: dict[str, E], entries: Iterable[E], where: str, problems: list[str]) -> None:
+    for e in entries:
+        eid = e.id  # type: ignore[attr-defined]
+        if eid in into:
+            problems.append(f"{where}: entry '{eid}' field 'id': duplicate id, already defined")
+            continue
+        into[eid] = e
+
+
+def load_shipped(root: Traversable | None = None) -> Catalog:
+    root = root or catalog_root()
+    problems: list[str] = []
+    found: dict[str, dict[str, Any]] = {k: {} for k in KINDS}
+    kv: dict[str, KVCacheEntry] = {}
+    for kind, (table, model) in KINDS.items():
+        for path in _toml_files(root / kind):
+            where = f"catalogs/{kind}/{path.name}"
+            data = _read_toml(path, where, problems)
+            _add(found[kind], validate_entries(data.get(table, []), model, where, problems), where, problems)
+            if KV_TABLE in data:
+                for e in validate_entries(data[KV_TABLE], KVCacheEntry, where, problems):
+                    kv[e.id.value] = e
+    return Catalog(hardware=found["hardware"], models=found["models"], quants=found["quants"], kv_cache=kv,
+                   problems=tuple(problems))
+
+
+@lru_cache(maxsize=1)
+def shipped_catalog() -> Catalog:
+    return load_shipped()
+
+
+def load_user(user_dir: Path) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """User entries: <user_dir>/<kind>.json, each a JSON list of entries."""
+    problems: list[str] = []
+    found: dict[str, dict[str, Any]] = {k: {} for k in KINDS}
+    for kind, (_, model) in KINDS.items():
+        path = user_dir / f"{kind}.json"
+        if not path.exists():
+            continue
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+            problems.append(f"{path}: cannot read: {err}")
+            continue
+        if not isinstance(raw, list):
+            problems.append(f"{path}: expected a JSON list of entries")
+            continue
+        _add(found[kind], validate_entries(raw, model, str(path), problems), str(path), problems)
+    return found, problems
+
+
+def load_catalog(user_dir: Path | None = None) -> Catalog:
+    """Shipped entries merged with the user's; a user entry may shadow a shipped id (and is noted)."""
+    shipped = shipped_catalog()
+    if user_dir is None:
+        return shipped
+    user, problems = load_user(user_dir)
+    merged: dict[str, dict[str, Any]] = {}
+    shadowed: list[str] = []
+    user_ids: set[str] = set()
+    for kind in KINDS:
+        base = dict(getattr(shipped, kind))
+        for eid, entry in user[kind].items():
+            if eid in base:
+                shadowed.append(f"{kind}/{eid}: your entry replaces the shipped one")
+            base[eid] = entry
+            user_ids.add(f"{kind}/{eid}")
+        merged[kind] = base
+    return Catalog(hardware=merged["hardware"], models=merged["models"], quants=merged["quants"],
+                   kv_cache=shipped.kv_cache, problems=shipped.problems + tuple(problems),
+                   user_ids=frozenset(user_ids), shadowed=tuple(shadowed))
+

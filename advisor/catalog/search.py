@@ -1,0 +1,41 @@
+"""Search-as-you-type over catalog entries: every word of the query must appear somewhere."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import TypeVar
+
+from pydantic import BaseModel
+
+E = TypeVar("E", bound=BaseModel)
+
+_SPLIT = re.compile(r"[^a-z0-9.]+")
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in _SPLIT.split(text.lower()) if w]
+
+
+def haystack(entry: BaseModel) -> str:
+    parts = [str(getattr(entry, f, "") or "") for f in ("id", "name", "vendor", "family", "kind", "format")]
+    text = " ".join(parts).lower()
+    # "rtx-4090" and "rtx 4090" and "rtx4090" all match: also keep a copy without separators.
+    return text + " " + re.sub(r"[^a-z0-9]", "", text)
+
+
+def search(entries: Iterable[E], query: str) -> list[E]:
+    """Entries matching every word of `query`, best first (id or name starting with the query)."""
+    words = _words(query)
+    items = list(entries)
+    if not words:
+        return items
+    hits: list[tuple[int, int, E]] = []
+    for n, e in enumerate(items):
+        hay = haystack(e)
+        if all(w in hay for w in words):
+            name = str(getattr(e, "name", "")).lower()
+            score = 0 if name.startswith(query.lower().strip()) or str(getattr(e, "id", "")).startswith(words[0]) else 1
+            hits.append((score, n, e))
+    hits.sort(key=lambda t: (t[0], t[1]))
+    return [e for _, _, e in hits]

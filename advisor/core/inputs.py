@@ -1,0 +1,114 @@
+"""Turn a scenario into the roofline's plain numbers (bytes, FLOP/s, tokens)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from advisor.core.efficiency import HOST_ETA, Engine, default_eta
+from advisor.core.kv import kv_shape
+from advisor.core.model import ModelArch
+from advisor.core.quant import KVPrecision
+from advisor.core.roofline import Inputs
+from advisor.core.scenario import Scenario
+from advisor.core.units import BILLION, GB, TFLOPS
+
+# Offload granularity when the model's layer count is unknown: 1 % slices.
+UNKNOWN_LAYERS = 100
+
+
+def split_params(model: ModelArch) -> tuple[float, float, float]:
+    """(dense params, routed-expert params, expert share) in parameters.
+
+    From total = dense + n·E and active = dense + k·E. Without an expert count, all weights are
+    treated as experts read at active/total, which gives the same bytes per token at batch 1."""
+    total = model.total_params_b * BILLION
+    active = model.active_b * BILLION
+    if not model.is_moe:
+        return total, 0.0, 1.0
+    n, k = model.experts, model.experts_active
+    if n and k and n > k:
+        per_expert = (total - active) / (n - k)
+        experts = n * per_expert
+        return total - experts, experts, k / n
+    return 0.0, total, active / total
+
+
+def decode_eta(scenario: Scenario) -> float:
+    w = scenario.workload
+    return w.efficiency if w.efficiency is not None else default_eta(scenario.hardware.kind, w.engine).decode
+
+
+def compute_eta(scenario: Scenario) -> float:
+    w = scenario.workload
+    return w.compute_efficiency if w.compute_efficiency is not None else default_eta(scenario.hardware.kind, w.engine).compute
+
+
+def model_terms(model: ModelArch, kv_cache: KVPrecision) -> dict[str, float]:
+    """The model's share of the roofline inputs, in parameters (times bytes per weight gives bytes)."""
+    dense, experts, share = split_params(model)
+    kv = kv_shape(model, kv_cache)
+    layers = model.layers or UNKNOWN_LAYERS
+    heads = model.heads or 0
+    if model.attention == "mla":
+        width = heads * (model.kv_lora_rank or 0)
+    else:
+        width = heads * (model.resolved_head_dim or 0)
+    sliding = (model.sliding_layers or 0) if model.attention == "sliding" else 0
+    # QKᵀ and AV: 2 FLOP per multiply-add, two matmuls, per head dimension, per cached token.
+    per_layer = 4.0 * width
+    return dict(
+        dense_params=dense,
+        expert_params=experts,
+        expert_share=share,
+        active_params=model.active_b * BILLION,
+        layers=float(layers),
+        kv_full=kv.full_bytes_per_token,
+        kv_window=kv.window_bytes_per_token,
+        window=kv.window,
+        attn_flops_full=per_layer * ((model.layers or 0) - sliding),
+        attn_flops_window=per_layer * sliding,
+    )
+
+
+def build_inputs(scenario: Scenario, **overrides: Any) -> Inputs:
+    """All roofline inputs for a scenario; `overrides` replaces any field, e.g. context=np.array(...)."""
+    hw, w = scenario.hardware, scenario.workload
+    eta = decode_eta(scenario)
+    streams_weights = w.engine is Engine.VLLM  # vLLM's CPU offload streams weights over the link each step
+    host_bw = hw.host_bandwidth_gbps * GB
+    if streams_weights:
+        host_bw = min(host_bw, hw.host_link_gbps * GB)
+    spec = w.speculative
+    fields: dict[str, Any] = dict(
+        fast_bw=hw.fast_bandwidth_gbps * GB,
+        fast_eta=eta * hw.scaling_efficiency,
+        host_bw=host_bw,
+        host_eta=HOST_ETA,
+        fast_cap=max(hw.fast_capacity_gb - w.overhead_gb, 0.0) * GB,
+        host_cap=hw.host_capacity_gb * GB,
+        flops=hw.compute_tflops * TFLOPS,
+        compute_eta=compute_eta(scenario) * hw.scaling_efficiency,
+        link_bw=hw.host_link_gbps * GB,
+        context=float(w.context),
+        hold_tokens=float(w.context + w.output_tokens),
+        prompt=float(w.prompt_tokens),
+        streams=float(w.streams),
+        forced_layers=float(w.gpu_layers) if w.gpu_layers is not None else math.nan,
+        experts_first=1.0 if w.offload == "experts" else 0.0,
+        draft_bytes=spec.draft_params_b * BILLION * scenario.quant.bytes_per_weight if spec.enabled else 0.0,
+        draft_length=float(spec.draft_length),
+        acceptance=spec.acceptance,
+        prefill_rate=w.prefill_rate if w.prefill_rate is not None else math.nan,
+    )
+    fields.update(weight_bytes(model_terms(scenario.model, w.kv_cache), scenario.quant.bytes_per_weight))
+    fields.update(overrides)
+    return Inputs(**fields)
+
+
+def weight_bytes(terms: dict[str, Any], bytes_per_weight: Any) -> dict[str, Any]:
+    """Model terms with parameter counts turned into bytes at a quant (arrays broadcast)."""
+    out = {k: v for k, v in terms.items() if k not in ("dense_params", "expert_params")}
+    out["dense_bytes"] = terms["dense_params"] * bytes_per_weight
+    out["expert_bytes"] = terms["expert_params"] * bytes_per_weight
+    return out

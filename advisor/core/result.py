@@ -1,0 +1,51 @@
+"""What one evaluation produces, with the arithmetic that led to it."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from advisor.core.base import Frozen
+from advisor.core.feel import Feel
+
+
+class Step(Frozen):
+    """One line of shown work: what was computed and the arithmetic, in units a person reads."""
+
+    label: str
+    text: str
+
+
+class Result(Frozen):
+    runs: bool = Field(description="False when weights and KV exceed fast and host memory together")
+    fits: bool = Field(description="Everything sits in fast memory")
+    decode_tok_s: float | None = Field(description="Realistic per-stream decode, tok/s")
+    decode_low_tok_s: float | None = Field(description="Low end of the realistic band, tok/s")
+    decode_high_tok_s: float | None = Field(description="High end of the realistic band, tok/s")
+    decode_ceiling_tok_s: float | None = Field(description="Bandwidth ceiling per stream (η = 1), tok/s")
+    aggregate_tok_s: float | None
+    prefill_tok_s: float | None
+    ttft_s: float | None
+    inter_token_ms: float | None
+    response_s: float | None
+    requests_per_hour: float | None
+    weights_gb: float = Field(description="Weights stored (total params)")
+    weights_read_gb: float = Field(description="Weight bytes read per token at batch 1 (active params)")
+    kv_gb: float = Field(description="KV cache held across all streams")
+    kv_known: bool = Field(description="False when the model has no shape and KV counts as zero")
+    overhead_gb: float
+    draft_gb: float
+    total_gb: float
+    fast_capacity_gb: float
+    host_capacity_gb: float
+    offloaded_fraction: float = Field(description="Share of the footprint placed in host memory")
+    layers: int
+    layers_on_device: int
+    eta: float
+    compute_bound: bool = Field(description="The step waits on arithmetic rather than memory")
+    crossover_batch: float | None = Field(description="Batch where compute overtakes memory at the ceiling")
+    speculative_tokens_per_pass: float
+    exceeds_ceiling: bool = Field(description="Speculative decoding beats the one-read-per-token ceiling")
+    interactive_class: Feel | None
+    interactive: bool
+    notes: tuple[str, ...] = ()
+    steps: tuple[Step, ...] = ()

@@ -1,0 +1,215 @@
+"""The vectorized roofline: where the bytes live, how long one decode step takes, and prefill.
+
+Every field of `Inputs` may be a float or a numpy array; arrays broadcast, so a whole curve (or a
+whole candidate list for the recommender) is one call. Bytes, seconds, FLOP and FLOP/s throughout.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+Num = float | NDArray[np.float64]
+
+# llama.cpp prefills in micro-batches of this many tokens; with layers left in host memory it
+# copies those weights over the host link once per micro-batch.
+PREFILL_UBATCH = 512
+
+
+@dataclass(frozen=True)
+class Inputs:
+    # machine
+    fast_bw: Num  # bytes/s, datasheet (summed over tensor-split devices)
+    fast_eta: Num  # realized share of fast_bw (decode η × multi-device scaling)
+    host_bw: Num  # bytes/s the host pool is read at (RAM, or the link if weights stream over it)
+    host_eta: Num
+    fast_cap: Num  # bytes usable for weights + KV (after runtime overhead)
+    host_cap: Num  # bytes
+    flops: Num  # peak FLOP/s
+    compute_eta: Num
+    link_bw: Num  # bytes/s, host to device
+    # model at its quant
+    dense_bytes: Num  # weights every token reads (attention, shared layers, embeddings, head)
+    expert_bytes: Num  # all routed-expert weights (0 for dense)
+    expert_share: Num  # experts_active / experts (1 for dense)
+    active_params: Num  # parameters per token, for FLOP counts
+    layers: Num  # offload granularity
+    kv_full: Num  # KV bytes per token of context, full-attention layers
+    kv_window: Num  # KV bytes per token, sliding layers (capped at window)
+    window: Num  # tokens
+    attn_flops_full: Num  # attention FLOP per token per token of context, full layers
+    attn_flops_window: Num  # same for sliding layers
+    # workload
+    context: Num  # tokens in the cache during decode
+    hold_tokens: Num  # tokens each stream's cache must hold (context + output)
+    prompt: Num
+    streams: Num
+    forced_layers: Num  # layers forced onto the device; NaN fits as many as possible
+    experts_first: Num  # 1.0 when MoE experts leave fast memory before whole layers
+    # speculative decoding (draft_bytes 0 disables it)
+    draft_bytes: Num
+    draft_length: Num
+    acceptance: Num
+    prefill_rate: Num  # measured tok/s; NaN uses the compute estimate
+
+
+@dataclass(frozen=True)
+class Outputs:
+    runs: NDArray[np.bool_]  # False when weights + KV exceed fast and host memory together
+    fits: NDArray[np.bool_]  # everything in fast memory
+    footprint: NDArray[np.float64]  # bytes: weights + KV + draft
+    kv_hold: NDArray[np.float64]  # bytes of KV held across all streams
+    kv_read: NDArray[np.float64]  # bytes of KV read per step across all streams
+    host_stored: NDArray[np.float64]  # bytes placed in host memory
+    layers_on_device: NDArray[np.float64]
+    fast_read: NDArray[np.float64]  # bytes read per step from fast memory
+    host_read: NDArray[np.float64]  # bytes read per step from host memory
+    t_mem: NDArray[np.float64]  # s per step, realistic
+    t_mem_ceiling: NDArray[np.float64]  # s per step at η = 1
+    t_compute: NDArray[np.float64]  # s per step, realistic
+    decode: NDArray[np.float64]  # tok/s per stream, realistic (speculation included)
+    decode_plain: NDArray[np.float64]  # tok/s per stream without speculation
+    ceiling: NDArray[np.float64]  # tok/s per stream at η = 1, no speculation
+    aggregate: NDArray[np.float64]  # tok/s across streams
+    prefill: NDArray[np.float64]  # tok/s per stream
+    spec_tokens_per_pass: NDArray[np.float64]
+
+
+def _a(x: Num) -> NDArray[np.float64]:
+    return np.asarray(x, dtype=float)
+
+
+def expert_read_share(expert_share: Num, streams: Num) -> NDArray[np.float64]:
+    """Share of all expert weights one step reads: each of B streams routes to k of n experts, so
+    the step touches n·(1 − (1 − k/n)^B) of them (k of n at batch 1; all of them at large batch)."""
+    share = _a(expert_share)
+    return 1.0 - (1.0 - share) ** _a(streams)
+
+
+def kv_per_stream(kv_full: Num, kv_window: Num, window: Num, tokens: Num) -> NDArray[np.float64]:
+    t = _a(tokens)
+    return _a(kv_full) * t + _a(kv_window) * np.minimum(t, _a(window))
+
+
+def attention_flops(inp: Inputs, position: Num) -> NDArray[np.float64]:
+    """Attention FLOP for one token at `position` tokens of context (QKᵀ and AV)."""
+    p = _a(position)
+    return _a(inp.attn_flops_full) * p + _a(inp.attn_flops_window) * np.minimum(p, _a(inp.window))
+
+
+def place(inp: Inputs) -> tuple[NDArray[np.float64], ...]:
+    """Decide what sits in fast memory, by whole layers (or whole layers' experts first).
+
+    Returns (dense host share, expert host share, layers on device, KV held, footprint).
+    Placement is by whole layers, as engines do it: one byte over capacity moves a whole layer to
+    the host, which is why speed falls off a cliff rather than sagging."""
+    layers = _a(inp.layers)
+    kv_hold = _a(inp.streams) * kv_per_stream(inp.kv_full, inp.kv_window, inp.window, inp.hold_tokens)
+    dense_kv = _a(inp.dense_bytes) + kv_hold + _a(inp.draft_bytes)
+    footprint = dense_kv + _a(inp.expert_bytes)
+    cap = _a(inp.fast_cap)
+    forced = _a(inp.forced_layers)
+    has_forced = ~np.isnan(forced)
+
+    # Whole layers: as many as fit.
+    per_layer = footprint / layers
+    fit_layers = np.clip(np.floor(np.divide(cap, per_layer, out=np.full_like(per_layer * cap, np.inf),
+                                            where=per_layer > 0)), 0, layers)
+    on_device = np.where(has_forced, np.minimum(np.nan_to_num(forced), layers), fit_layers)
+    layer_host = (layers - on_device) / layers
+
+    # Experts first: dense part and KV stay on the device, expert blocks leave layer by layer.
+    experts = _a(inp.expert_bytes)
+    exp_per_layer = experts / layers
+    room = cap - dense_kv
+    exp_layers = np.clip(np.floor(np.divide(room, exp_per_layer, out=np.full_like(room * exp_per_layer, np.inf),
+                                            where=exp_per_layer > 0)), 0, layers)
+    dense_fits = room >= 0
+    use_experts = (_a(inp.experts_first) > 0) & (experts > 0) & ~has_forced
+    # When even the dense part does not fit, all experts go to the host and dense layers follow.
+    dense_per_layer = dense_kv / layers
+    dense_layers = np.clip(np.floor(np.divide(cap, dense_per_layer, out=np.full_like(cap * dense_per_layer, np.inf),
+                                              where=dense_per_layer > 0)), 0, layers)
+    exp_host_e = np.where(dense_fits, (layers - exp_layers) / layers, 1.0)
+    dense_host_e = np.where(dense_fits, 0.0, (layers - dense_layers) / layers)
+
+    dense_host = np.where(use_experts, dense_host_e, layer_host)
+    expert_host = np.where(use_experts, exp_host_e, layer_host)
+    on_device = np.where(use_experts, np.where(dense_fits, layers, dense_layers), on_device)
+    return dense_host, expert_host, on_device, kv_hold, footprint
+
+
+def solve(inp: Inputs) -> Outputs:
+    dense_host, expert_host, on_device, kv_hold, footprint = place(inp)
+    streams = _a(inp.streams)
+    host_stored = dense_host * (_a(inp.dense_bytes) + kv_hold + _a(inp.draft_bytes)) + expert_host * _a(inp.expert_bytes)
+    runs = host_stored <= _a(inp.host_cap) * (1 + 1e-12)
+    fits = (dense_host == 0) & (expert_host == 0)
+
+    kv_read = streams * kv_per_stream(inp.kv_full, inp.kv_window, inp.window, inp.context)
+    expert_read = _a(inp.expert_bytes) * expert_read_share(inp.expert_share, streams)
+    dense_read = _a(inp.dense_bytes) + kv_read
+    fast_read = (1 - dense_host) * dense_read + (1 - expert_host) * expert_read
+    host_read = dense_host * dense_read + expert_host * expert_read
+
+    fast_bw = _a(inp.fast_bw)
+    host_bw = _a(inp.host_bw)
+    t_mem = fast_read / (fast_bw * _a(inp.fast_eta)) + host_read / (host_bw * _a(inp.host_eta))
+    t_mem_ceiling = fast_read / fast_bw + host_read / host_bw
+
+    flops = _a(inp.flops)
+    per_token_flops = 2.0 * _a(inp.active_params) + attention_flops(inp, inp.context)
+    t_compute = streams * per_token_flops / (flops * _a(inp.compute_eta))
+    t_compute_ceiling = streams * per_token_flops / flops
+
+    step = np.maximum(t_mem, t_compute)
+    decode_plain = 1.0 / step
+    ceiling = 1.0 / np.maximum(t_mem_ceiling, t_compute_ceiling)
+
+    # Speculative decoding: the target verifies k drafted tokens in one pass (memory cost of one
+    # step, compute of k + 1 tokens); expected accepted tokens per pass = (1 − α^(k+1)) / (1 − α).
+    draft = _a(inp.draft_bytes)
+    k = _a(inp.draft_length)
+    alpha = _a(inp.acceptance)
+    tokens_per_pass = np.where(draft > 0, (1 - alpha ** (k + 1)) / (1 - alpha), 1.0)
+    t_draft = draft / (fast_bw * _a(inp.fast_eta))
+    t_verify = np.maximum(t_mem, t_compute * (k + 1))
+    spec = tokens_per_pass / (k * t_draft + t_verify)
+    decode = np.where(draft > 0, spec, decode_plain)
+
+    # Prefill: compute-bound; tokens of the prompt sit on average halfway into it.
+    prompt = _a(inp.prompt)
+    start = np.maximum(_a(inp.context) - prompt, 0)
+    prefill_flops = 2.0 * _a(inp.active_params) + attention_flops(inp, start + prompt / 2)
+    t_prefill = prompt * prefill_flops / (flops * _a(inp.compute_eta))
+    # Weights left in host memory cross the link once per micro-batch.
+    ubatches = np.ceil(np.maximum(prompt, 1) / PREFILL_UBATCH)
+    t_prefill = t_prefill + ubatches * host_stored / _a(inp.link_bw)
+    estimate = np.maximum(prompt, 1) / np.maximum(t_prefill, 1e-30)
+    measured = _a(inp.prefill_rate)
+    prefill = np.where(np.isnan(measured), estimate, measured)
+
+    zero = np.zeros_like(decode)
+    decode = np.where(runs, decode, zero)
+    return Outputs(
+        runs=np.asarray(runs),
+        fits=np.asarray(fits & runs),
+        footprint=footprint,
+        kv_hold=kv_hold,
+        kv_read=kv_read,
+        host_stored=host_stored,
+        layers_on_device=on_device,
+        fast_read=fast_read,
+        host_read=host_read,
+        t_mem=t_mem,
+        t_mem_ceiling=t_mem_ceiling,
+        t_compute=t_compute,
+        decode=decode,
+        decode_plain=np.where(runs, decode_plain, zero),
+        ceiling=np.where(runs, ceiling, zero),
+        aggregate=decode * streams,
+        prefill=np.where(runs, prefill, zero),
+        spec_tokens_per_pass=tokens_per_pass * np.ones_like(decode),
+    )

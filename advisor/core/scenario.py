@@ -1,0 +1,72 @@
+"""The four panels' inputs as one validated, frozen scenario."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from advisor.core.base import Frozen
+from advisor.core.efficiency import Engine
+from advisor.core.hardware import Hardware
+from advisor.core.model import ModelArch
+from advisor.core.quant import KVPrecision, Quant
+
+# Interactivity thresholds in tok/s, from the seeds: below 3 a stream feels broken, 5 is painful,
+# 10 is fine for chat, 20 snappy, 50 and up instant.
+DEFAULT_FEEL_THRESHOLDS: tuple[float, float, float, float] = (3.0, 10.0, 20.0, 50.0)
+
+
+class Speculative(Frozen):
+    enabled: bool = Field(False, title="Speculative decoding")
+    draft_params_b: float = Field(0.5, gt=0, le=1000, title="Draft size", json_schema_extra={"unit": "B"},
+                                  description="Draft model parameters, billions (same quant as the target)")
+    draft_length: int = Field(4, ge=1, le=32, title="Draft length",
+                              description="Tokens the draft proposes per target pass")
+    acceptance: float = Field(0.7, ge=0, le=0.99, title="Acceptance rate",
+                              description="Chance each drafted token is accepted (high for code/JSON, low at high temperature)")
+
+
+class Workload(Frozen):
+    context: int = Field(4096, ge=0, le=100_000_000, title="Context", json_schema_extra={"unit": "tokens"},
+                         description="Tokens already in the KV cache when generation runs (prompt included)")
+    prompt_tokens: int = Field(512, ge=0, le=100_000_000, title="Prompt", json_schema_extra={"unit": "tokens"},
+                               description="New tokens to prefill before the first output token")
+    output_tokens: int = Field(256, ge=0, le=10_000_000, title="Output", json_schema_extra={"unit": "tokens"},
+                               description="Tokens generated per response")
+    streams: int = Field(1, ge=1, le=65_536, title="Concurrent streams",
+                         description="Requests decoded together in one batch")
+    kv_cache: KVPrecision = Field(KVPrecision.F16, title="KV cache", description="Precision of the cached keys and values")
+    interactive_tok_s: float = Field(10.0, gt=0, le=100_000, title="Interactive threshold",
+                                     json_schema_extra={"unit": "tok/s"},
+                                     description="Per-stream decode speed that still counts as interactive")
+    efficiency: float | None = Field(None, gt=0, le=1, title="η decode",
+                                     description="Share of bandwidth realized; empty uses the default for the class and engine")
+    compute_efficiency: float | None = Field(None, gt=0, le=1, title="η prefill",
+                                             description="Share of peak compute realized by prefill")
+    engine: Engine = Field(Engine.LLAMA_CPP, title="Engine")
+    offload: Literal["layers", "experts"] = Field("layers", title="Offload",
+                                                  description="What leaves fast memory first when it is full: whole "
+                                                              "layers, or only MoE experts (llama.cpp --n-cpu-moe)")
+    gpu_layers: int | None = Field(None, ge=0, le=1000, title="GPU layers",
+                                   description="Force N layers on the GPU (llama.cpp -ngl); empty fits as many as possible")
+    prefill_rate: float | None = Field(None, gt=0, le=1e9, title="Measured prefill", json_schema_extra={"unit": "tok/s"},
+                                       description="A measured prefill rate instead of the compute estimate")
+    overhead_gb: float = Field(1.0, ge=0, le=10_000, title="Runtime overhead", json_schema_extra={"unit": "GB"},
+                               description="Memory the runtime takes besides weights and KV (context, buffers); an estimate")
+    speculative: Speculative = Speculative()
+    feel_thresholds: tuple[float, float, float, float] = DEFAULT_FEEL_THRESHOLDS
+
+    @model_validator(mode="after")
+    def _thresholds_ascend(self) -> Workload:
+        t = self.feel_thresholds
+        if any(x <= 0 for x in t) or list(t) != sorted(set(t)):
+            raise ValueError("feel_thresholds must be four ascending positive tok/s values")
+        return self
+
+
+class Scenario(Frozen):
+    hardware: Hardware = Hardware()
+    model: ModelArch = ModelArch()
+    quant: Quant = Quant()
+    workload: Workload = Workload()

@@ -5,10 +5,11 @@ across axis 1."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
+from numpy.typing import NDArray
 
 from advisor.core.base import Frozen
 from advisor.core.fmt import num
@@ -42,6 +43,55 @@ class Recommendation(Frozen):
     threshold_tok_s: float
 
 
+@dataclass(frozen=True)
+class Grid:
+    """Every model (rows) at every quant (columns) on the scenario's hardware and workload."""
+
+    decode: NDArray[np.float64]
+    fits: NDArray[np.bool_]
+    runs: NDArray[np.bool_]
+    total_gb: NDArray[np.float64]
+
+
+def solve_grid(scenario: Scenario, models: list[ModelArch], quants: list[Quant]) -> Grid:
+    """One broadcast solve: model terms down axis 0, bytes per weight across axis 1."""
+    w = scenario.workload
+    terms = [model_terms(m, w.kv_cache) for m in models]
+    col = {k: np.array([t[k] for t in terms], dtype=float)[:, None] for k in terms[0]}
+    bpw = np.array([q.bytes_per_weight for q in quants], dtype=float)[None, :]
+    out = solve(replace(build_inputs(scenario), **weight_bytes(col, bpw)))
+    shape = (len(models), len(quants))
+    return Grid(
+        decode=np.broadcast_to(out.decode, shape),
+        fits=np.broadcast_to(out.fits, shape),
+        runs=np.broadcast_to(out.runs, shape),
+        total_gb=np.broadcast_to((out.footprint + w.overhead_gb * GB) / GB, shape),
+    )
+
+
+@dataclass(frozen=True)
+class ModelPoints:
+    """Catalog models at the scenario's quant: where each lands on the model-size plot."""
+
+    keys: tuple[str, ...]
+    names: tuple[str, ...]
+    params_b: NDArray[np.float64]
+    decode: NDArray[np.float64]
+    fits: NDArray[np.bool_]
+
+
+def model_points(scenario: Scenario, models: list[tuple[str, ModelArch]]) -> ModelPoints:
+    if not models:
+        empty = np.zeros(0)
+        return ModelPoints((), (), empty, empty, empty.astype(bool))
+    grid = solve_grid(scenario, [m for _, m in models], [scenario.quant])
+    return ModelPoints(
+        keys=tuple(k for k, _ in models), names=tuple(m.name for _, m in models),
+        params_b=np.array([m.total_params_b for _, m in models]), decode=grid.decode[:, 0].copy(),
+        fits=grid.fits[:, 0].copy(),
+    )
+
+
 def recommend(
     scenario: Scenario,
     models: list[tuple[str, ModelArch]],
@@ -51,19 +101,11 @@ def recommend(
     """Rank models × quants on the scenario's hardware and workload."""
     w = scenario.workload
     threshold = w.interactive_tok_s
+    quants = [(k, q) for k, q in quants if q.bits_per_weight >= w.min_bits]
     if not models or not quants:
         return Recommendation(pick=None, threshold_tok_s=threshold)
-    terms = [model_terms(m, w.kv_cache) for _, m in models]
-    col = {k: np.array([t[k] for t in terms], dtype=float)[:, None] for k in terms[0]}
-    bpw = np.array([q.bytes_per_weight for _, q in quants], dtype=float)[None, :]
-    base = build_inputs(scenario)
-    inp = replace(base, **weight_bytes(col, bpw))
-    out = solve(inp)
-    shape = (len(models), len(quants))
-    decode = np.broadcast_to(out.decode, shape)
-    fits = np.broadcast_to(out.fits, shape)
-    runs = np.broadcast_to(out.runs, shape)
-    total_gb = np.broadcast_to((out.footprint + w.overhead_gb * GB) / GB, shape)
+    grid = solve_grid(scenario, [m for _, m in models], [q for _, q in quants])
+    decode, fits, runs, total_gb = grid.decode, grid.fits, grid.runs, grid.total_gb
     ok = fits & (decode >= threshold)
 
     params = np.array([m.total_params_b for _, m in models])

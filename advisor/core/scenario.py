@@ -54,6 +54,9 @@ class Workload(Frozen):
                                        description="A measured prefill rate instead of the compute estimate")
     overhead_gb: float = Field(1.0, ge=0, le=10_000, title="Runtime overhead", json_schema_extra={"unit": "GB"},
                                description="Memory the runtime takes besides weights and KV (context, buffers); an estimate")
+    min_bits: float = Field(3.5, ge=0, le=32, title="Quality floor", json_schema_extra={"unit": "bpw"},
+                            description="The recommender skips quants below this many bits per weight "
+                                        "(IQ1/IQ2 lose too much quality for most uses)")
     speculative: Speculative = Speculative()
     feel_thresholds: tuple[float, float, float, float] = DEFAULT_FEEL_THRESHOLDS
 

@@ -1,0 +1,103 @@
+"""Slide exports: a plot or the whole dashboard as PNG at slide size, curve data as CSV.
+
+Exports draw the current snapshot into fresh widgets at the asked size: they capture what is
+shown and never recompute."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+from PySide6.QtCore import QBuffer, QIODevice, Qt
+from PySide6.QtGui import QFont, QGuiApplication, QImage, QPainter
+from PySide6.QtWidgets import QApplication, QWidget
+
+from advisor.atomic import write_atomic
+from advisor.core.curves import Axis
+from advisor.ui.plots.base import TokPlot
+from advisor.ui.plots.batch_plot import BatchPlot
+from advisor.ui.plots.context_plot import ContextPlot
+from advisor.ui.plots.params_plot import ParamsPlot
+from advisor.ui.plots.titles import scenario_title
+from advisor.ui.store import Snapshot
+
+SLIDE_SIZE = (1920, 1080)
+PLOT_CLASSES: dict[Axis, type[TokPlot]] = {"context": ContextPlot, "params": ParamsPlot, "batch": BatchPlot}
+
+
+class ExportError(Exception):
+    """An export that could not be written; the message names the path."""
+
+
+def _render(widget: QWidget, size: tuple[int, int]) -> QImage:
+    widget.resize(*size)
+    widget.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
+    widget.show()
+    QApplication.processEvents()
+    image = QImage(size[0], size[1], QImage.Format.Format_ARGB32)
+    image.fill(Qt.GlobalColor.white)
+    painter = QPainter(image)
+    widget.render(painter)
+    painter.end()
+    widget.hide()
+    return image
+
+
+def slide_plot(axis: Axis, snap: Snapshot) -> TokPlot:
+    """A plot drawn for a slide: bigger type, same data."""
+    plot = PLOT_CLASSES[axis]()
+    for side in ("left", "bottom"):
+        ax = plot.getPlotItem().getAxis(side)
+        ax.setStyle(tickFont=QFont("DejaVu Sans", 16))
+        ax.label.setFont(QFont("DejaVu Sans", 16))
+    plot.render(snap)  # type: ignore[attr-defined]
+    plot.set_title(f"{plot.base_title} — {scenario_title(snap.session)}", size_pt=22)
+    return plot
+
+
+def plot_image(axis: Axis, snap: Snapshot, size: tuple[int, int] = SLIDE_SIZE) -> QImage:
+    plot = slide_plot(axis, snap)
+    try:
+        return _render(plot, size)
+    finally:
+        plot.deleteLater()
+
+
+def widget_image(widget: QWidget, size: tuple[int, int] = SLIDE_SIZE) -> QImage:
+    """The dashboard (or any widget) scaled to slide size."""
+    pix = widget.grab()
+    return pix.toImage().scaled(size[0], size[1], Qt.AspectRatioMode.KeepAspectRatio,
+                                Qt.TransformationMode.SmoothTransformation)
+
+
+def save_png(image: QImage, path: Path) -> None:
+    buf = QBuffer()
+    buf.open(QIODevice.OpenModeFlag.WriteOnly)
+    if not image.save(buf, "PNG"):
+        raise ExportError(f"{path}: could not encode the image")
+    try:
+        write_atomic(path, bytes(buf.data()))
+    except OSError as err:
+        raise ExportError(f"{path}: cannot write ({err.strerror or err})") from None
+
+
+def copy_image(image: QImage) -> None:
+    QGuiApplication.clipboard().setImage(image)
+
+
+def curve_csv(snap: Snapshot, axis: Axis) -> str:
+    rows = snap.curves[axis].as_rows()
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in row.items()})
+    return out.getvalue()
+
+
+def save_csv(snap: Snapshot, axis: Axis, path: Path) -> None:
+    try:
+        write_atomic(path, curve_csv(snap, axis))
+    except OSError as err:
+        raise ExportError(f"{path}: cannot write ({err.strerror or err})") from None

@@ -1,0 +1,285 @@
+"""The main window: four panels on the left, three live plots in the middle, numbers and the
+recommendation on the right. It composes widgets and routes menu actions; it computes nothing."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, Qt
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QScrollArea,
+    QSplitter,
+    QWidget,
+)
+
+import advisor
+from advisor.core.curves import AXES, Axis
+from advisor.session import SessionFileError, load_session, save_session
+from advisor.settings import Settings, add_recent
+from advisor.ui import export
+from advisor.ui.feel_dialog import FeelDialog
+from advisor.ui.numbers_panel import NumbersPanel
+from advisor.ui.panels.hardware_panel import HardwarePanel
+from advisor.ui.panels.model_panel import ModelPanel
+from advisor.ui.panels.quant_panel import QuantPanel
+from advisor.ui.panels.workload_panel import WorkloadPanel
+from advisor.ui.plots.base import TokPlot
+from advisor.ui.plots.batch_plot import BatchPlot
+from advisor.ui.plots.context_plot import ContextPlot
+from advisor.ui.plots.params_plot import ParamsPlot
+from advisor.ui.recommend_panel import RecommendPanel
+from advisor.ui.store import Snapshot, Store
+
+SCENARIO_FILTER = "Advisor scenario (*.json)"
+
+
+def _scroll(widget: QWidget) -> QScrollArea:
+    area = QScrollArea()
+    area.setWidget(widget)
+    area.setWidgetResizable(True)
+    area.setFrameShape(QScrollArea.Shape.NoFrame)
+    return area
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, store: Store, settings: Settings | None = None,
+                 importer: Callable[[QWidget], None] | None = None) -> None:
+        super().__init__()
+        self.store = store
+        self.settings = settings or Settings()
+        self.current_file: Path | None = None
+        self.setWindowTitle("LLM speed advisor")
+        self.setDockOptions(QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowTabbedDocks)
+
+        self.plots: dict[Axis, TokPlot] = {"context": ContextPlot(), "params": ParamsPlot(), "batch": BatchPlot()}
+        lower = QSplitter(Qt.Orientation.Horizontal)
+        lower.addWidget(self.plots["params"])
+        lower.addWidget(self.plots["batch"])
+        self.dashboard = QSplitter(Qt.Orientation.Vertical)
+        self.dashboard.addWidget(self.plots["context"])
+        self.dashboard.addWidget(lower)
+        self.dashboard.setSizes([520, 380])
+        self.setCentralWidget(self.dashboard)
+
+        self.hardware_panel = HardwarePanel(store)
+        self.model_panel = ModelPanel(store, importer=(lambda: importer(self)) if importer else None)
+        self.quant_panel = QuantPanel(store)
+        self.workload_panel = WorkloadPanel(store)
+        self.numbers_panel = NumbersPanel(store)
+        self.recommend_panel = RecommendPanel(store)
+        self.docks: dict[str, QDockWidget] = {}
+        left = Qt.DockWidgetArea.LeftDockWidgetArea
+        right = Qt.DockWidgetArea.RightDockWidgetArea
+        for key, title, widget, area in (
+            ("hardware", "Hardware", self.hardware_panel, left),
+            ("model", "Model", self.model_panel, left),
+            ("quant", "Quant", self.quant_panel, left),
+            ("workload", "Workload", _scroll(self.workload_panel), left),
+            ("numbers", "Numbers", _scroll(self.numbers_panel), right),
+            ("recommend", "Recommendation", _scroll(self.recommend_panel), right),
+        ):
+            dock = QDockWidget(title, self)
+            dock.setObjectName(f"dock-{key}")
+            dock.setWidget(widget)
+            self.addDockWidget(area, dock)
+            self.docks[key] = dock
+        self.tabifyDockWidget(self.docks["hardware"], self.docks["model"])
+        self.tabifyDockWidget(self.docks["model"], self.docks["quant"])
+        self.docks["hardware"].raise_()
+        self.tabifyDockWidget(self.docks["numbers"], self.docks["recommend"])
+        self.docks["numbers"].raise_()
+        self.resizeDocks([self.docks["hardware"], self.docks["numbers"]], [380, 400], Qt.Orientation.Horizontal)
+
+        self.status = QLabel()
+        self.statusBar().addPermanentWidget(self.status)
+        self._build_menus()
+        store.changed.connect(self.render)
+        store.rejected.connect(lambda msg: self.statusBar().showMessage(f"Not applied — {msg}", 8000))
+        store.history_changed.connect(self._history)
+        self.render(store.snapshot)
+        self._history()
+
+    # --- menus ----------------------------------------------------------------------------
+    def _action(self, menu: object, text: str, slot: Callable[[], object], shortcut: QKeySequence | str | None = None,
+                tip: str = "") -> QAction:
+        act = QAction(text, self)
+        if shortcut is not None:
+            act.setShortcut(QKeySequence(shortcut))
+        act.setStatusTip(tip)
+        act.setToolTip(tip)
+        act.triggered.connect(lambda _checked=False: slot())
+        menu.addAction(act)  # type: ignore[attr-defined]
+        return act
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        f = bar.addMenu("&File")
+        self._action(f, "&Open scenario…", self.open_dialog, QKeySequence.StandardKey.Open)
+        self.recent_menu = f.addMenu("Open &recent")
+        self._action(f, "&Save scenario", self.save, QKeySequence.StandardKey.Save)
+        self._action(f, "Save scenario &as…", self.save_as, QKeySequence.StandardKey.SaveAs)
+        f.addSeparator()
+        for axis, key in zip(AXES, ("1", "2", "3"), strict=True):
+            self._action(f, f"Export {axis} plot as PNG…", lambda a=axis: self.export_plot(a), f"Ctrl+{key}",
+                         "1920×1080 PNG for slides")
+        self._action(f, "Export &dashboard as PNG…", self.export_dashboard, "Ctrl+E")
+        self._action(f, "&Copy context plot to clipboard", lambda: self.copy_plot("context"), "Ctrl+Shift+C")
+        for axis in AXES:
+            self._action(f, f"Export {axis} curve as CSV…", lambda a=axis: self.export_csv(a))
+        f.addSeparator()
+        self._action(f, "&Quit", self.close, QKeySequence.StandardKey.Quit)
+        e = bar.addMenu("&Edit")
+        self.undo_action = self._action(e, "&Undo", self.store.undo, QKeySequence.StandardKey.Undo)
+        self.redo_action = self._action(e, "&Redo", self.store.redo, QKeySequence.StandardKey.Redo)
+        v = bar.addMenu("&View")
+        self._action(v, "&Feel it…", self.feel_it, "F5", "Stream sample text at the predicted speed")
+        for key, dock in self.docks.items():
+            act = dock.toggleViewAction()
+            act.setText(f"Show {dock.windowTitle()}")
+            v.addAction(act)
+            _ = key
+        h = bar.addMenu("&Help")
+        self._action(h, "&About", self.about)
+        self._fill_recent()
+
+    def _history(self) -> None:
+        self.undo_action.setEnabled(self.store.can_undo())
+        self.redo_action.setEnabled(self.store.can_redo())
+        self.undo_action.setText(f"&Undo {self.store.undo_text()}".strip())
+        self.redo_action.setText(f"&Redo {self.store.redo_text()}".strip())
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        for path in self.settings.recent_files:
+            self._action(self.recent_menu, path, lambda p=path: self.open_file(Path(p)))
+        self.recent_menu.setEnabled(bool(self.settings.recent_files))
+
+    # --- drawing --------------------------------------------------------------------------
+    def render(self, snap: Snapshot) -> None:
+        for plot in self.plots.values():
+            plot.render(snap)  # type: ignore[attr-defined]
+        r = snap.result
+        speed = f"{r.decode_tok_s:.1f} tok/s" if r.decode_tok_s is not None else "does not run"
+        name = self.current_file.name if self.current_file else "untitled"
+        self.status.setText(f"{name} · {speed} · {r.total_gb:.1f} of {r.fast_capacity_gb:.1f} GB")
+
+    # --- files ----------------------------------------------------------------------------
+    def open_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open scenario", "", SCENARIO_FILTER)
+        if path:
+            self.open_file(Path(path))
+
+    def open_file(self, path: Path) -> bool:
+        try:
+            session = load_session(path)
+        except SessionFileError as err:
+            self.error("Cannot open scenario", str(err))
+            return False
+        self.store.set_session(session, f"Open {path.name}")
+        self.current_file = path
+        self._remember(path)
+        self.render(self.store.snapshot)
+        return True
+
+    def save(self) -> None:
+        if self.current_file is None:
+            self.save_as()
+        else:
+            self.save_to(self.current_file)
+
+    def save_as(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Save scenario", "scenario.json", SCENARIO_FILTER)
+        if path:
+            self.save_to(Path(path))
+
+    def save_to(self, path: Path) -> bool:
+        try:
+            save_session(self.store.session, path)
+        except OSError as err:
+            self.error("Cannot save scenario", f"{path}: {err.strerror or err}")
+            return False
+        self.current_file = path
+        self._remember(path)
+        self.statusBar().showMessage(f"Saved {path}", 5000)
+        return True
+
+    def _remember(self, path: Path) -> None:
+        self.settings = add_recent(self.settings, str(path))
+        self._fill_recent()
+
+    # --- exports --------------------------------------------------------------------------
+    def _ask_path(self, title: str, default: str, filt: str) -> Path | None:
+        path, _ = QFileDialog.getSaveFileName(self, title, default, filt)
+        return Path(path) if path else None
+
+    def export_plot(self, axis: Axis, path: Path | None = None) -> bool:
+        path = path or self._ask_path("Export plot", f"tok-s-vs-{axis}.png", "PNG image (*.png)")
+        if path is None:
+            return False
+        return self._try(lambda: export.save_png(export.plot_image(axis, self.store.snapshot), path), path)
+
+    def export_dashboard(self, path: Path | None = None) -> bool:
+        path = path or self._ask_path("Export dashboard", "dashboard.png", "PNG image (*.png)")
+        if path is None:
+            return False
+        return self._try(lambda: export.save_png(export.widget_image(self.dashboard), path), path)
+
+    def export_csv(self, axis: Axis, path: Path | None = None) -> bool:
+        path = path or self._ask_path("Export curve data", f"tok-s-vs-{axis}.csv", "CSV (*.csv)")
+        if path is None:
+            return False
+        return self._try(lambda: export.save_csv(self.store.snapshot, axis, path), path)
+
+    def copy_plot(self, axis: Axis) -> None:
+        export.copy_image(export.plot_image(axis, self.store.snapshot))
+        self.statusBar().showMessage(f"Copied the {axis} plot to the clipboard", 4000)
+
+    def _try(self, work: Callable[[], None], path: Path) -> bool:
+        try:
+            work()
+        except export.ExportError as err:
+            self.error("Export failed", str(err))
+            return False
+        self.statusBar().showMessage(f"Wrote {path}", 5000)
+        return True
+
+    # --- misc -----------------------------------------------------------------------------
+    def feel_it(self) -> None:
+        r = self.store.snapshot.result
+        FeelDialog(r.decode_tok_s, r.ttft_s, self).exec()
+
+    def about(self) -> None:
+        QMessageBox.about(self, "About LLM speed advisor",
+                          f"<b>LLM speed advisor</b> {advisor.__version__}<br>"
+                          "tok/s ≈ η × bandwidth ÷ bytes read per token.<br>"
+                          "Catalog figures cite their sources; estimates are marked.")
+
+    def error(self, title: str, message: str) -> None:
+        self.statusBar().showMessage(message, 10000)
+        box = QMessageBox(QMessageBox.Icon.Warning, title, message, QMessageBox.StandardButton.Ok, self)
+        box.setObjectName("error-box")
+        box.open()
+
+    def restore_layout(self, geometry: str | None, state: str | None) -> None:
+        if geometry:
+            self.restoreGeometry(QByteArray.fromBase64(geometry.encode()))
+        if state:
+            self.restoreState(QByteArray.fromBase64(state.encode()))
+
+    def layout_state(self) -> tuple[str, str]:
+        return (bytes(self.saveGeometry().toBase64().data()).decode(),
+                bytes(self.saveState().toBase64().data()).decode())
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt's name
+        geometry, state = self.layout_state()
+        self.settings = self.settings.model_copy(update={"session": self.store.session, "window_geometry": geometry,
+                                                         "window_state": state})
+        self.closed_settings = self.settings
+        event.accept()

@@ -1,0 +1,137 @@
+"""The numbers: decode, prefill, latency, a memory bar, and the arithmetic behind each."""
+
+from __future__ import annotations
+
+from html import escape
+
+from PySide6.QtCore import QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QPainter, QPaintEvent
+from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+
+from advisor.core.fmt import num
+from advisor.core.result import Result
+from advisor.ui import theme
+from advisor.ui.store import Snapshot, Store
+
+SEGMENTS = (("weights", QColor(theme.REALISTIC)), ("KV cache", QColor(theme.AGGREGATE)),
+            ("overhead", QColor("#999999")))
+
+
+class MemoryBar(QWidget):
+    """Weights / KV / overhead against fast memory; anything past capacity drawn in red."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.parts: list[tuple[str, float, QColor]] = []
+        self.capacity = 1.0
+        self.setMinimumHeight(28)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+
+    def sizeHint(self) -> QSize:
+        return QSize(300, 28)
+
+    def set_result(self, r: Result) -> None:
+        self.parts = [("weights", r.weights_gb + r.draft_gb, SEGMENTS[0][1]), ("KV cache", r.kv_gb, SEGMENTS[1][1]),
+                      ("overhead", r.overhead_gb, SEGMENTS[2][1])]
+        self.capacity = max(r.fast_capacity_gb, 1e-9)
+        free = max(r.fast_capacity_gb - r.total_gb, 0)
+        over = max(r.total_gb - r.fast_capacity_gb, 0)
+        self.setToolTip(" · ".join(f"{n} {num(v)} GB" for n, v, _ in self.parts)
+                        + (f" · free {num(free)} GB" if free else f" · {num(over)} GB over capacity"))
+        self.update()
+
+    def paintEvent(self, _event: QPaintEvent) -> None:
+        p = QPainter(self)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        total = sum(v for _, v, _ in self.parts)
+        scale_to = max(total, self.capacity)
+        w, h = self.width(), self.height()
+        p.fillRect(0, 0, w, h, QColor("#eeeeee"))
+        x = 0.0
+        for _, v, color in self.parts:
+            width = w * v / scale_to
+            p.fillRect(QRectF(x, 0, width, h), color)
+            x += width
+        cap_x = w * self.capacity / scale_to
+        if total > self.capacity:
+            p.fillRect(QRectF(cap_x, 0, w - cap_x, h), QColor(213, 94, 0, 170))
+        p.setPen(QColor(theme.AXIS))
+        p.drawLine(int(cap_x) - 1, 0, int(cap_x) - 1, h)
+        p.drawText(QRectF(4, 0, w - 8, h), Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
+                   f"{num(total)} of {num(self.capacity)} GB")
+        p.end()
+
+
+class NumbersPanel(QWidget):
+    def __init__(self, store: Store, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.values: dict[str, QLabel] = {}
+        grid = QGridLayout()
+        rows = (("decode", "Decode", "Realistic tok/s for each stream (η band in brackets)"),
+                ("ceiling", "Ceiling", "Bandwidth ÷ bytes read per token: no engine beats this without speculation"),
+                ("aggregate", "Aggregate", "tok/s across all concurrent streams"),
+                ("prefill", "Prefill", "Prompt tokens per second (compute-bound)"),
+                ("ttft", "Time to first token", "Prompt ÷ prefill rate"),
+                ("itl", "Inter-token", "1000 ÷ decode: the gap between tokens on screen"),
+                ("response", "Response", "TTFT + output ÷ decode"),
+                ("rph", "Requests/hour", "streams × 3600 ÷ response time"),
+                ("memory", "Memory", "Weights + KV + overhead against fast memory"))
+        for r, (key, title, tip) in enumerate(rows):
+            name = QLabel(title)
+            name.setToolTip(tip)
+            value = QLabel()
+            value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            value.setToolTip(tip)
+            grid.addWidget(name, r, 0)
+            grid.addWidget(value, r, 1)
+            self.values[key] = value
+        self.bar = MemoryBar()
+        self.verdict = QLabel()
+        self.verdict.setWordWrap(True)
+        self.steps = QLabel()
+        self.steps.setWordWrap(True)
+        self.steps.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.steps.setToolTip("The arithmetic behind every number above")
+        self.steps.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.verdict)
+        lay.addLayout(grid)
+        lay.addWidget(self.bar)
+        lay.addWidget(QLabel("<b>How it is worked out</b>"))
+        lay.addWidget(self.steps, 1)
+        store.changed.connect(self.show_snapshot)
+        self.show_snapshot(store.snapshot)
+
+    def show_snapshot(self, snap: Snapshot) -> None:
+        r = snap.result
+        w = snap.session.scenario.workload
+        v = self.values
+
+        def tok(x: float | None) -> str:
+            return f"{num(x)} tok/s" if x is not None else "—"
+
+        if not r.runs:
+            self.verdict.setText("<span style='font-size:14pt; color:#D55E00'><b>Does not run</b></span> — "
+                                 "weights and KV exceed fast and host memory together.")
+        else:
+            color = theme.FEEL_COLOR[r.interactive_class].darker(140).name() if r.interactive_class else theme.AXIS
+            feel = r.interactive_class.value if r.interactive_class else ""
+            where = "fits in fast memory" if r.fits else f"{r.offloaded_fraction:.0%} offloaded: on the cliff"
+            self.verdict.setText(f"<span style='font-size:16pt; color:{color}'><b>{num(r.decode_tok_s)} tok/s</b>"
+                                 f"</span> &nbsp; {feel} · {where}")
+        v["decode"].setText(f"<b>{tok(r.decode_tok_s)}</b> ({num(r.decode_low_tok_s)}–{num(r.decode_high_tok_s)})"
+                            if r.runs else "does not run")
+        v["ceiling"].setText(tok(r.decode_ceiling_tok_s) + (" — beaten by speculation" if r.exceeds_ceiling else ""))
+        v["aggregate"].setText(f"{tok(r.aggregate_tok_s)} over {w.streams} stream{'s' if w.streams > 1 else ''}")
+        v["prefill"].setText(tok(r.prefill_tok_s) + (" (measured)" if w.prefill_rate else ""))
+        v["ttft"].setText(f"{num(r.ttft_s)} s for {w.prompt_tokens:,} tokens" if r.ttft_s is not None else "—")
+        v["itl"].setText(f"{num(r.inter_token_ms)} ms" if r.inter_token_ms is not None else "—")
+        v["response"].setText(f"{num(r.response_s)} s for {w.output_tokens:,} tokens" if r.response_s is not None else "—")
+        v["rph"].setText(num(r.requests_per_hour, 4) if r.requests_per_hour is not None else "—")
+        over = r.total_gb - r.fast_capacity_gb
+        v["memory"].setText(f"{num(r.total_gb)} GB of {num(r.fast_capacity_gb)} GB"
+                            + (f" — <span style='color:#D55E00'>{num(over)} GB over</span>" if over > 0 else ""))
+        self.bar.set_result(r)
+        lines = [f"<b>{escape(s.label)}</b>: {escape(s.text)}" for s in r.steps]
+        lines += [f"<i>{escape(n)}</i>" for n in r.notes]
+        self.steps.setText("<br>".join(lines))

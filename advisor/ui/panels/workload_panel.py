@@ -1,0 +1,159 @@
+"""Workload: context (a log slider), prompt and output, streams, threshold, η, engine, offload,
+speculative decoding, and presets."""
+
+from __future__ import annotations
+
+import math
+
+from PySide6.QtCore import QSignalBlocker, Qt
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QSlider,
+    QVBoxLayout,
+    QWidget,
+)
+
+from advisor.core.efficiency import Engine, default_eta
+from advisor.core.presets import PRESETS, preset_changes
+from advisor.core.scenario import Speculative, Workload
+from advisor.ui.fields import read_value, show_value, spin_for
+from advisor.ui.store import Snapshot, Store
+
+MIN_CONTEXT = 512
+SLIDER_STEPS = 1000  # slider positions between 512 and the model's maximum, on a log scale
+
+OFFLOAD_LABELS = {"layers": "whole layers to host RAM", "experts": "MoE experts to host RAM first"}
+
+
+def slider_to_context(pos: int, max_context: int) -> int:
+    hi = max(max_context, MIN_CONTEXT + 1)
+    value = math.exp(math.log(MIN_CONTEXT) + (math.log(hi) - math.log(MIN_CONTEXT)) * pos / SLIDER_STEPS)
+    # Round to a friendly multiple so dragging lands on numbers people type.
+    step = 256 if value < 16_384 else 1024
+    return int(min(max(round(value / step) * step, MIN_CONTEXT), hi))
+
+
+def context_to_slider(context: int, max_context: int) -> int:
+    hi = max(max_context, MIN_CONTEXT + 1)
+    c = min(max(context, MIN_CONTEXT), hi)
+    return round(SLIDER_STEPS * (math.log(c) - math.log(MIN_CONTEXT)) / (math.log(hi) - math.log(MIN_CONTEXT)))
+
+
+class WorkloadPanel(QWidget):
+    def __init__(self, store: Store, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.store = store
+        self.preset = QComboBox()
+        self.preset.addItem("Preset…", None)
+        for name in PRESETS:
+            self.preset.addItem(name, name)
+        self.preset.setToolTip("Fill context, prompt, output, streams and threshold for a common situation")
+
+        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider.setRange(0, SLIDER_STEPS)
+        self.slider.setToolTip("Tokens in the KV cache during generation, 512 to the model's maximum (log scale)")
+        self.slider.setAccessibleName("Context length")
+        self.spins = {
+            "context": spin_for(Workload, "context"),
+            "prompt_tokens": spin_for(Workload, "prompt_tokens"),
+            "output_tokens": spin_for(Workload, "output_tokens"),
+            "streams": spin_for(Workload, "streams"),
+            "interactive_tok_s": spin_for(Workload, "interactive_tok_s", decimals=1),
+            "efficiency": spin_for(Workload, "efficiency", decimals=2, auto_text="auto"),
+            "gpu_layers": spin_for(Workload, "gpu_layers", auto_text="as many as fit"),
+            "prefill_rate": spin_for(Workload, "prefill_rate", decimals=0, auto_text="estimate"),
+            "overhead_gb": spin_for(Workload, "overhead_gb", decimals=1),
+            "min_bits": spin_for(Workload, "min_bits", decimals=1),
+        }
+        self.engine = QComboBox()
+        for e in Engine:
+            self.engine.addItem(e.value, e.value)
+        self.engine.setToolTip("Inference engine: sets the default η and how offloaded weights are read")
+        self.offload = QComboBox()
+        for key, label in OFFLOAD_LABELS.items():
+            self.offload.addItem(label, key)
+        self.offload.setToolTip(Workload.model_fields["offload"].description)
+
+        self.spec_on = QCheckBox("Speculative decoding")
+        self.spec_on.setToolTip("A small draft model proposes tokens; the big model verifies them in one pass")
+        self.spec = {
+            "draft_params_b": spin_for(Speculative, "draft_params_b", decimals=2),
+            "draft_length": spin_for(Speculative, "draft_length"),
+            "acceptance": spin_for(Speculative, "acceptance", decimals=2),
+        }
+
+        ctx_row = QHBoxLayout()
+        ctx_row.addWidget(self.slider, 1)
+        ctx_row.addWidget(self.spins["context"])
+        form = QFormLayout()
+        form.addRow("Preset", self.preset)
+        form.addRow("Context", ctx_row)
+        for name in ("prompt_tokens", "output_tokens", "streams", "interactive_tok_s", "efficiency"):
+            form.addRow(Workload.model_fields[name].title or name, self.spins[name])
+        form.addRow("Engine", self.engine)
+        form.addRow("Offload", self.offload)
+        for name in ("gpu_layers", "prefill_rate", "overhead_gb", "min_bits"):
+            form.addRow(Workload.model_fields[name].title or name, self.spins[name])
+        spec_box = QGroupBox()
+        spec_form = QFormLayout(spec_box)
+        spec_form.addRow(self.spec_on)
+        for name, box in self.spec.items():
+            spec_form.addRow(Speculative.model_fields[name].title or name, box)
+        lay = QVBoxLayout(self)
+        lay.addLayout(form)
+        lay.addWidget(spec_box)
+        lay.addStretch(1)
+
+        self.preset.activated.connect(self._preset)
+        self.slider.valueChanged.connect(self._slid)
+        for name, box in self.spins.items():
+            box.valueChanged.connect(lambda _v, n=name: self._edited(n))
+        self.engine.currentIndexChanged.connect(
+            lambda _i: store.update("workload", "Change engine", engine=self.engine.currentData()))
+        self.offload.currentIndexChanged.connect(
+            lambda _i: store.update("workload", "Change offload", offload=self.offload.currentData()))
+        self.spec_on.toggled.connect(lambda on: store.update_speculative(enabled=on))
+        for name, box in self.spec.items():
+            box.valueChanged.connect(lambda _v, n=name: store.update_speculative(**{n: read_value(self.spec[n])}))
+        store.changed.connect(self.show_snapshot)
+        self.show_snapshot(store.snapshot)
+
+    def _preset(self, _index: int) -> None:
+        name = self.preset.currentData()
+        if name:
+            max_ctx = self.store.session.scenario.model.max_context
+            self.store.update("workload", f"Preset: {name}", **preset_changes(name, max_ctx))
+        with QSignalBlocker(self.preset):
+            self.preset.setCurrentIndex(0)
+
+    def _slid(self, pos: int) -> None:
+        ctx = slider_to_context(pos, self.store.session.scenario.model.max_context)
+        self.store.update("workload", "Drag context", context=ctx)
+
+    def _edited(self, name: str) -> None:
+        self.store.update("workload", f"Edit {Workload.model_fields[name].title}",
+                          **{name: read_value(self.spins[name])})
+
+    def show_snapshot(self, snap: Snapshot) -> None:
+        s = snap.session.scenario
+        w = s.workload
+        for name, box in self.spins.items():
+            show_value(box, getattr(w, name))
+        d = default_eta(s.hardware.kind, w.engine)
+        self.spins["efficiency"].setSpecialValueText(f"auto ({d.decode:.2f}; range {d.low:.2f}–{d.high:.2f})")
+        self.spins["gpu_layers"].setMaximum(s.model.layers or 1000)
+        with QSignalBlocker(self.slider):
+            self.slider.setValue(context_to_slider(w.context, s.model.max_context))
+        for combo, value in ((self.engine, w.engine.value), (self.offload, w.offload)):
+            with QSignalBlocker(combo):
+                combo.setCurrentIndex(combo.findData(value))
+        self.offload.setEnabled(s.model.is_moe)
+        with QSignalBlocker(self.spec_on):
+            self.spec_on.setChecked(w.speculative.enabled)
+        for name, box in self.spec.items():
+            show_value(box, getattr(w.speculative, name))
+            box.setEnabled(w.speculative.enabled)

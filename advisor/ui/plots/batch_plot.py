@@ -1,0 +1,63 @@
+"""Per-stream and aggregate tok/s versus batch size, with the compute crossover."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont
+
+from advisor.ui import theme
+from advisor.ui.plots.base import TokPlot, finite_or_nan, log10
+from advisor.ui.store import Snapshot
+
+
+class BatchPlot(TokPlot):
+    binary_x = True
+    axis = "batch"
+
+    def __init__(self, parent: object = None) -> None:
+        super().__init__("tok/s vs batch", "concurrent streams (batch size)", parent)
+        item = self.getPlotItem()
+        item.setLabel("left", "tok/s (per stream, and aggregate)")
+        self.aggregate = item.plot(pen=pg.mkPen(theme.AGGREGATE, width=3), name="aggregate", connect="finite")
+        self.crossover = pg.InfiniteLine(angle=90, movable=False,
+                                         pen=pg.mkPen(theme.AGGREGATE, width=2, style=Qt.PenStyle.DotLine))
+        self.crossover_label = pg.TextItem("compute-bound →", color=theme.AGGREGATE, anchor=(0, 1))
+        self.crossover_label.setFont(QFont(theme.FONT, theme.SMALL_PT, QFont.Weight.Bold))
+        item.addItem(self.crossover, ignoreBounds=True)
+        item.addItem(self.crossover_label, ignoreBounds=True)
+
+    def render(self, snap: Snapshot) -> None:
+        w = snap.session.scenario.workload
+        c = snap.curves["batch"]
+        self.render_common(c, w.interactive_tok_s, w.feel_thresholds,
+                           self.base_title)
+        self.aggregate.setData(c.x, finite_or_nan(c.aggregate, c.runs))
+        top = float(np.nanmax(np.where(c.runs, c.aggregate, np.nan))) if c.runs.any() else 10.0
+        item = self.getPlotItem()
+        (_, _), (y0, y1) = item.vb.viewRange()
+        item.setYRange(y0, max(y1, log10(top * 1.5)), padding=0.0)
+        cross = snap.result.crossover_batch
+        if cross is not None and c.x[0] <= cross <= c.x[-1]:
+            self.crossover.setValue(log10(cross))
+            self.crossover_label.setPos(log10(cross), log10(0.6))
+            self.crossover_label.setText(f"compute-bound past ~{cross:,.0f} →")
+            self.crossover.show()
+            self.crossover_label.show()
+        else:
+            self.crossover.hide()
+            self.crossover_label.hide()
+
+    def readout_text(self, i: int) -> str:
+        c = self.curve_data
+        assert c is not None
+        text = super().readout_text(i)
+        if c.runs[i]:
+            text += f"\n{c.aggregate[i]:,.0f} tok/s aggregate"
+            if c.compute_bound[i]:
+                text += " (compute-bound)"
+        return text
+
+    def format_x(self, x: float) -> str:
+        return f"{x:,.0f} stream{'s' if x != 1 else ''}"

@@ -1,0 +1,63 @@
+"""tok/s versus model size at the chosen quant and context, with the catalog's models as points."""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6.QtGui import QFont
+
+from advisor.ui import theme
+from advisor.ui.plots.base import TokPlot, log10
+from advisor.ui.store import Snapshot
+
+MAX_LABELS = 14
+# Two labels closer than this in log10 units (x and y both) would overlap: keep the first.
+LABEL_GAP_X, LABEL_GAP_Y = 0.22, 0.12
+
+
+class ParamsPlot(TokPlot):
+    axis = "params"
+
+    def __init__(self, parent: object = None) -> None:
+        super().__init__("tok/s vs model size", "model size (billion parameters)", parent)
+        item = self.getPlotItem()
+        self.points = item.plot(pen=None, symbol="d", symbolSize=9, symbolBrush=theme.POINTS,
+                                symbolPen=pg.mkPen("w"), name="catalog models")
+        self.labels: list[pg.TextItem] = []
+        for _ in range(MAX_LABELS):
+            t = pg.TextItem("", color=theme.FEEL_TEXT, anchor=(0, 1))
+            t.setFont(QFont(theme.FONT, 7))
+            item.addItem(t, ignoreBounds=True)
+            self.labels.append(t)
+        self.names: tuple[str, ...] = ()
+
+    def render(self, snap: Snapshot) -> None:
+        w = snap.session.scenario.workload
+        self.render_common(snap.curves["params"], w.interactive_tok_s, w.feel_thresholds,
+                           self.base_title)
+        p = snap.points
+        ok = p.decode > 0
+        self.points.setData(p.params_b[ok], p.decode[ok])
+        self.names = tuple(n for n, k in zip(p.names, ok, strict=True) if k)
+        # Label the chosen model first, then others where a label will not cover another.
+        chosen = snap.session.model_id
+        kept: list[tuple[float, float]] = []
+        used = 0
+        xs, ys = p.params_b[ok], p.decode[ok]
+        keys = [k for k, good in zip(p.keys, ok, strict=True) if good]
+        order = sorted(range(len(keys)), key=lambda i: (keys[i] != chosen, -xs[i]))
+        for i in order:
+            lx, ly = log10(float(xs[i])), log10(float(ys[i]))
+            if used >= MAX_LABELS or any(abs(lx - a) < LABEL_GAP_X and abs(ly - b) < LABEL_GAP_Y for a, b in kept):
+                continue
+            kept.append((lx, ly))
+            label = self.labels[used]
+            label.setText(self.names[i])
+            label.setColor(theme.AXIS if keys[i] == chosen else theme.FEEL_TEXT)
+            label.setPos(lx, ly)
+            label.show()
+            used += 1
+        for label in self.labels[used:]:
+            label.hide()
+
+    def format_x(self, x: float) -> str:
+        return f"{x:,.1f} B parameters"

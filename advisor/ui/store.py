@@ -1,0 +1,143 @@
+"""The one place the window's state lives: a session, validated on every edit, evaluated once,
+announced once. Panels call update(); plots and numbers redraw from `changed`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+from PySide6.QtCore import QObject, Signal
+
+from advisor.catalog.convert import to_model, to_quant
+from advisor.catalog.loader import Catalog
+from advisor.core.curves import AXES, Axis, Curve, curve
+from advisor.core.evaluate import evaluate
+from advisor.core.recommend import ModelPoints, Recommendation, model_points, recommend
+from advisor.core.result import Result
+from advisor.session import Session
+
+UNDO_LIMIT = 200
+SECTIONS = ("hardware", "model", "quant", "workload")
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    session: Session
+    result: Result
+    curves: dict[Axis, Curve]
+    recommendation: Recommendation
+    points: ModelPoints  # the catalog's models at the chosen quant, for the model-size plot
+
+
+def validation_text(err: ValidationError) -> str:
+    first = err.errors()[0]
+    loc = ".".join(str(p) for p in first["loc"] if p != "scenario")
+    return f"{loc}: {first['msg']}"
+
+
+class Store(QObject):
+    changed = Signal(object)  # Snapshot
+    rejected = Signal(str)  # why an edit was refused; the old state stays
+    history_changed = Signal()
+
+    def __init__(self, catalog: Catalog, session: Session | None = None, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.catalog = catalog
+        self._models = [(k, to_model(m)) for k, m in catalog.models.items()]
+        self._quants = [(k, to_quant(q)) for k, q in catalog.quants.items() if q.format == "gguf"]
+        self._undo: list[tuple[Session, str]] = []
+        self._redo: list[tuple[Session, str]] = []
+        self.snapshot = self._compute(session or Session())
+
+    # --- reading ------------------------------------------------------------------------
+    @property
+    def session(self) -> Session:
+        return self.snapshot.session
+
+    def can_undo(self) -> bool:
+        return bool(self._undo)
+
+    def can_redo(self) -> bool:
+        return bool(self._redo)
+
+    def undo_text(self) -> str:
+        return self._undo[-1][1] if self._undo else ""
+
+    def redo_text(self) -> str:
+        return self._redo[-1][1] if self._redo else ""
+
+    # --- editing ------------------------------------------------------------------------
+    def update(self, section: str, label: str | None = None, **changes: Any) -> bool:
+        """Merge `changes` into one section of the scenario and validate the whole (never model_copy:
+        that would skip validation). A refused edit leaves everything as it was."""
+        if section not in SECTIONS:
+            raise ValueError(f"unknown section {section!r}")
+        data = self.session.model_dump()
+        data["scenario"][section].update(changes)
+        return self._apply(data, label or f"Edit {section}")
+
+    def update_speculative(self, **changes: Any) -> bool:
+        data = self.session.model_dump()
+        data["scenario"]["workload"]["speculative"].update(changes)
+        return self._apply(data, "Edit speculative decoding")
+
+    def set_session(self, session: Session | dict[str, Any], label: str) -> bool:
+        data = session.model_dump() if isinstance(session, Session) else session
+        return self._apply(data, label)
+
+    def set_ids(self, label: str, **ids: str | None) -> bool:
+        data = self.session.model_dump()
+        data.update(ids)
+        return self._apply(data, label)
+
+    def _apply(self, data: dict[str, Any], label: str) -> bool:
+        try:
+            new = Session.model_validate(data)
+        except ValidationError as err:
+            self.rejected.emit(validation_text(err))
+            return False
+        if new == self.session:
+            return True
+        self._undo.append((self.session, label))
+        del self._undo[:-UNDO_LIMIT]
+        self._redo.clear()
+        self._publish(new)
+        return True
+
+    def undo(self) -> None:
+        if self._undo:
+            old, label = self._undo.pop()
+            self._redo.append((self.session, label))
+            self._publish(old)
+
+    def redo(self) -> None:
+        if self._redo:
+            new, label = self._redo.pop()
+            self._undo.append((self.session, label))
+            self._publish(new)
+
+    def refresh(self) -> None:
+        """Re-announce the current state (after the catalog changed, say)."""
+        self._publish(self.session)
+
+    def set_catalog(self, catalog: Catalog) -> None:
+        self.catalog = catalog
+        self._models = [(k, to_model(m)) for k, m in catalog.models.items()]
+        self._quants = [(k, to_quant(q)) for k, q in catalog.quants.items() if q.format == "gguf"]
+        self.refresh()
+
+    def _publish(self, session: Session) -> None:
+        self.snapshot = self._compute(session)
+        self.changed.emit(self.snapshot)
+        self.history_changed.emit()
+
+    def _compute(self, session: Session) -> Snapshot:
+        s = session.scenario
+        return Snapshot(
+            session=session,
+            result=evaluate(s),
+            curves={axis: curve(s, axis) for axis in AXES},
+            recommendation=recommend(s, self._models, self._quants),
+            points=model_points(s, self._models),
+        )

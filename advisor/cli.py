@@ -292,7 +292,10 @@ def extra_commands() -> list[Callable[[Any], None]]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as stop:  # argparse already printed its one line (or --help)
+        return int(stop.code or 0)
     try:
         catalog = load_catalog(user_catalog_dir())
         return int(args.run(args, catalog))

@@ -9,7 +9,7 @@ import csv
 import io
 from pathlib import Path
 
-from PySide6.QtCore import QBuffer, QIODevice, Qt
+from PySide6.QtCore import QBuffer, QIODevice, QPoint, Qt
 from PySide6.QtGui import QFont, QGuiApplication, QImage, QPainter
 from PySide6.QtWidgets import QApplication, QWidget
 
@@ -38,9 +38,11 @@ def _render(widget: QWidget, size: tuple[int, int]) -> QImage:
     image = QImage(size[0], size[1], QImage.Format.Format_ARGB32)
     image.fill(Qt.GlobalColor.white)
     painter = QPainter(image)
-    widget.render(painter)
-    painter.end()
-    widget.hide()
+    try:
+        QWidget.render(widget, painter, QPoint(0, 0))  # the widget path, not QGraphicsView.render
+    finally:
+        painter.end()
+        widget.hide()
     return image
 
 
@@ -51,7 +53,7 @@ def slide_plot(axis: Axis, snap: Snapshot) -> TokPlot:
         ax = plot.getPlotItem().getAxis(side)
         ax.setStyle(tickFont=QFont("DejaVu Sans", 16))
         ax.label.setFont(QFont("DejaVu Sans", 16))
-    plot.render(snap)  # type: ignore[attr-defined]
+    plot.show_snapshot(snap)  # type: ignore[attr-defined]
     plot.set_title(f"{plot.base_title} — {scenario_title(snap.session)}", size_pt=22)
     return plot
 
@@ -65,10 +67,19 @@ def plot_image(axis: Axis, snap: Snapshot, size: tuple[int, int] = SLIDE_SIZE) -
 
 
 def widget_image(widget: QWidget, size: tuple[int, int] = SLIDE_SIZE) -> QImage:
-    """The dashboard (or any widget) scaled to slide size."""
-    pix = widget.grab()
-    return pix.toImage().scaled(size[0], size[1], Qt.AspectRatioMode.KeepAspectRatio,
-                                Qt.TransformationMode.SmoothTransformation)
+    """The dashboard (or any widget) drawn at slide size, scaled to fit and centred on white."""
+    image = QImage(size[0], size[1], QImage.Format.Format_ARGB32)
+    image.fill(Qt.GlobalColor.white)
+    scale = min(size[0] / max(widget.width(), 1), size[1] / max(widget.height(), 1))
+    painter = QPainter(image)
+    try:
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.translate((size[0] - widget.width() * scale) / 2, (size[1] - widget.height() * scale) / 2)
+        painter.scale(scale, scale)
+        QWidget.render(widget, painter, QPoint(0, 0))  # the widget path, not QGraphicsView.render
+    finally:
+        painter.end()
+    return image
 
 
 def save_png(image: QImage, path: Path) -> None:
@@ -76,10 +87,7 @@ def save_png(image: QImage, path: Path) -> None:
     buf.open(QIODevice.OpenModeFlag.WriteOnly)
     if not image.save(buf, "PNG"):
         raise ExportError(f"{path}: could not encode the image")
-    try:
-        write_atomic(path, bytes(buf.data()))
-    except OSError as err:
-        raise ExportError(f"{path}: cannot write ({err.strerror or err})") from None
+    _write(path, bytes(buf.data()))
 
 
 def copy_image(image: QImage) -> None:
@@ -97,7 +105,12 @@ def curve_csv(snap: Snapshot, axis: Axis) -> str:
 
 
 def save_csv(snap: Snapshot, axis: Axis, path: Path) -> None:
+    _write(path, curve_csv(snap, axis))
+
+
+def _write(path: Path, data: str | bytes) -> None:
     try:
-        write_atomic(path, curve_csv(snap, axis))
-    except OSError as err:
-        raise ExportError(f"{path}: cannot write ({err.strerror or err})") from None
+        write_atomic(path, data)
+    except (OSError, ValueError) as err:  # ValueError: a name the OS cannot take (a NUL byte)
+        reason = getattr(err, "strerror", None) or str(err)
+        raise ExportError(f"{path}: cannot write ({reason})") from None

@@ -164,7 +164,7 @@ class MainWindow(QMainWindow):
     # --- drawing --------------------------------------------------------------------------
     def render(self, snap: Snapshot) -> None:
         for plot in self.plots.values():
-            plot.render(snap)  # type: ignore[attr-defined]
+            plot.show_snapshot(snap)  # type: ignore[attr-defined]
         r = snap.result
         speed = f"{r.decode_tok_s:.1f} tok/s" if r.decode_tok_s is not None else "does not run"
         name = self.current_file.name if self.current_file else "untitled"

@@ -28,7 +28,7 @@ class BatchPlot(TokPlot):
         item.addItem(self.crossover, ignoreBounds=True)
         item.addItem(self.crossover_label, ignoreBounds=True)
 
-    def render(self, snap: Snapshot) -> None:
+    def show_snapshot(self, snap: Snapshot) -> None:
         w = snap.session.scenario.workload
         c = snap.curves["batch"]
         self.render_common(c, w.interactive_tok_s, w.feel_thresholds,

@@ -13,7 +13,7 @@ class ContextPlot(TokPlot):
     def __init__(self, parent: object = None) -> None:
         super().__init__("tok/s vs context", "context length (tokens)", parent)
 
-    def render(self, snap: Snapshot) -> None:
+    def show_snapshot(self, snap: Snapshot) -> None:
         w = snap.session.scenario.workload
         self.render_common(snap.curves["context"], w.interactive_tok_s, w.feel_thresholds,
                            self.base_title)

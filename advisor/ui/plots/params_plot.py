@@ -30,7 +30,7 @@ class ParamsPlot(TokPlot):
             self.labels.append(t)
         self.names: tuple[str, ...] = ()
 
-    def render(self, snap: Snapshot) -> None:
+    def show_snapshot(self, snap: Snapshot) -> None:
         w = snap.session.scenario.workload
         self.render_common(snap.curves["params"], w.interactive_tok_s, w.feel_thresholds,
                            self.base_title)

@@ -1,0 +1,153 @@
+"""Each physical effect on its own: KV shapes, the offload cliff, devices, speculation, prefill, feel."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from advisor.core.curves import curve
+from advisor.core.evaluate import evaluate
+from advisor.core.feel import Feel, feel
+from advisor.core.hardware import Hardware, HardwareClass
+from advisor.core.kv import kv_bytes, kv_shape
+from advisor.core.model import ModelArch
+from advisor.core.quant import KVPrecision, Quant
+from advisor.core.scenario import DEFAULT_FEEL_THRESHOLDS, Scenario, Speculative, Workload
+
+GPU24 = Hardware(name="24 GB card", memory_gb=24, bandwidth_gbps=1000, fp16_tflops=165,
+                 host_memory_gb=128, host_bandwidth_gbps=80)
+LLAMA8 = ModelArch(name="8B", total_params_b=8.03, layers=32, heads=32, kv_heads=8, head_dim=128)
+LLAMA70 = ModelArch(name="70B", total_params_b=70.6, layers=80, heads=64, kv_heads=8, head_dim=128)
+
+
+def scen(hw: Hardware = GPU24, model: ModelArch = LLAMA8, bits: float = 4.89, **workload: object) -> Scenario:
+    return Scenario(hardware=hw, model=model, quant=Quant(bits_per_weight=bits), workload=Workload(**workload))
+
+
+def test_kv_precisions_scale_bytes() -> None:
+    f16 = kv_shape(LLAMA8, KVPrecision.F16).full_bytes_per_token
+    assert f16 == 2 * 32 * 8 * 128 * 2  # 131,072
+    assert kv_shape(LLAMA8, KVPrecision.Q8_0).full_bytes_per_token == pytest.approx(f16 * 34 / 64)
+    assert kv_shape(LLAMA8, KVPrecision.FP8).full_bytes_per_token == f16 / 2
+
+
+def test_sliding_window_layers_stop_growing() -> None:
+    gemma = ModelArch(total_params_b=27, layers=46, heads=32, kv_heads=16, head_dim=128, attention="sliding",
+                      sliding_window=4096, sliding_layers=23)
+    shape = kv_shape(gemma, KVPrecision.F16)
+    per_layer = 2 * 16 * 128 * 2
+    assert shape.full_bytes_per_token == 23 * per_layer
+    at_4k, at_64k = kv_bytes(shape, [4096, 65536])
+    assert at_4k == pytest.approx(46 * per_layer * 4096)
+    assert at_64k == pytest.approx(23 * per_layer * 65536 + 23 * per_layer * 4096)
+
+
+def test_mla_caches_the_latent() -> None:
+    ds = ModelArch(total_params_b=671, active_params_b=37, layers=61, heads=128, attention="mla",
+                   kv_lora_rank=512, rope_dim=64, experts=256, experts_active=8)
+    assert kv_shape(ds, KVPrecision.F16).full_bytes_per_token == 61 * (512 + 64) * 2  # 70,272 bytes
+
+
+def test_one_byte_over_capacity_falls_off_a_cliff() -> None:
+    """Capacity set so the footprint fits exactly, then a hair less: a whole layer moves to RAM."""
+    fitting = evaluate(scen(overhead_gb=0.0, context=4096, output_tokens=0))
+    exact = fitting.total_gb
+    fits = evaluate(scen(hw=GPU24.model_copy(update={"memory_gb": exact}), overhead_gb=0.0, context=4096,
+                         output_tokens=0))
+    over = evaluate(scen(hw=GPU24.model_copy(update={"memory_gb": exact - 1e-9}), overhead_gb=0.0, context=4096,
+                         output_tokens=0))
+    assert fits.fits and not over.fits and over.runs
+    assert over.layers_on_device == 31
+    # One of 32 layers read at 80 GB/s (η 0.6) instead of 1,000 GB/s (η 0.7): at least 15 % slower.
+    assert (over.decode_tok_s or 0) < 0.85 * (fits.decode_tok_s or 0)
+
+
+def test_eighty_percent_on_gpu_runs_closer_to_cpu_speed() -> None:
+    r = evaluate(scen(model=LLAMA70, bits=4.89, gpu_layers=64, context=0, output_tokens=0))
+    gpu_only = 1 / (r.weights_gb / (1000 * 0.7))
+    cpu_only = 1 / (r.weights_gb / (80 * 0.6))
+    assert r.offloaded_fraction == pytest.approx(0.2)
+    # Harmonic, not linear: far below 80 % of GPU speed.
+    assert (r.decode_tok_s or 0) < 0.5 * gpu_only
+    assert (r.decode_tok_s or 0) > cpu_only
+
+
+def test_past_host_memory_does_not_run() -> None:
+    small_host = GPU24.model_copy(update={"host_memory_gb": 8})
+    r = evaluate(scen(hw=small_host, model=LLAMA70, bits=16))
+    assert not r.runs
+    assert r.decode_tok_s is None and r.interactive_class is None
+    assert any("Does not run" in n for n in r.notes)
+
+
+def test_unified_memory_not_counted_twice() -> None:
+    mac = Hardware(kind=HardwareClass.UNIFIED, memory_gb=64, bandwidth_gbps=400, fp16_tflops=14,
+                   gpu_memory_fraction=0.75, host_memory_gb=0, host_bandwidth_gbps=400)
+    assert mac.fast_capacity_gb == 48
+    assert mac.host_capacity_gb == 16
+    assert mac.fast_capacity_gb + mac.host_capacity_gb == mac.memory_gb
+
+
+def test_tensor_parallel_two_cards_give_1_4x_not_2x() -> None:
+    one = evaluate(scen(model=LLAMA8, context=0))
+    two = evaluate(scen(hw=GPU24.model_copy(update={"devices": 2, "split": "tensor"}), context=0))
+    ratio = (two.decode_tok_s or 0) / (one.decode_tok_s or 1)
+    assert ratio == pytest.approx(1.4, rel=1e-6)
+    assert two.fast_capacity_gb == 48
+
+
+def test_layer_split_adds_capacity_not_speed() -> None:
+    one = evaluate(scen(model=LLAMA8, context=0))
+    two = evaluate(scen(hw=GPU24.model_copy(update={"devices": 2}), context=0))
+    assert two.decode_tok_s == pytest.approx(one.decode_tok_s)
+    assert two.fast_capacity_gb == 48
+
+
+def test_speculative_decoding_expected_tokens_and_ceiling_flag() -> None:
+    spec = Speculative(enabled=True, draft_params_b=0.5, draft_length=4, acceptance=0.8)
+    r = evaluate(scen(model=LLAMA70.model_copy(update={"total_params_b": 70}), bits=4,
+                      hw=GPU24.model_copy(update={"memory_gb": 80}), speculative=spec, context=0))
+    assert r.speculative_tokens_per_pass == pytest.approx((1 - 0.8**5) / (1 - 0.8))  # 3.36
+    assert r.exceeds_ceiling
+    assert (r.decode_tok_s or 0) > (r.decode_ceiling_tok_s or 0)
+
+
+def test_prefill_is_compute_bound_and_ttft_follows() -> None:
+    r = evaluate(scen(prompt_tokens=1000, context=1000, compute_efficiency=0.5))
+    # 0.5 × 165 TFLOPS ÷ (2 × 8.03 GFLOP + attention) a bit under 5,137 tok/s
+    assert 4000 < (r.prefill_tok_s or 0) < 5137.5
+    assert r.ttft_s == pytest.approx(1000 / (r.prefill_tok_s or 1))
+
+
+def test_batch_per_stream_falls_once_compute_bound() -> None:
+    c = curve(scen(context=0, output_tokens=0, prompt_tokens=0), "batch", x=np.array([1.0, 8.0, 4096.0]))
+    assert c.decode[1] == pytest.approx(c.decode[0], rel=0.02)  # batching is nearly free
+    assert c.compute_bound[2] and not c.compute_bound[0]
+    assert c.aggregate[2] > c.aggregate[1]
+
+
+def test_moe_reads_active_but_stores_total() -> None:
+    moe = ModelArch(total_params_b=30.5, active_params_b=3.3, layers=48, heads=32, kv_heads=4, head_dim=128,
+                    experts=128, experts_active=8)
+    r = evaluate(scen(model=moe, bits=4.89, context=0))
+    assert r.weights_gb == pytest.approx(30.5 * 4.89 / 8)
+    assert r.weights_read_gb == pytest.approx(3.3 * 4.89 / 8)
+
+
+@pytest.mark.parametrize(("tok_s", "expected"), [(2.0, Feel.BROKEN), (5.0, Feel.PAINFUL), (10.0, Feel.CHAT),
+                                                  (25.0, Feel.SNAPPY), (50.0, Feel.INSTANT)])
+def test_feel_classes(tok_s: float, expected: Feel) -> None:
+    assert feel(tok_s, DEFAULT_FEEL_THRESHOLDS) is expected
+
+
+def test_context_curve_cliff_where_kv_overflows() -> None:
+    c = curve(scen(model=LLAMA70, bits=2.5, hw=GPU24), "context")
+    assert c.cliff_x is not None
+    first_over = int(np.argmax(~c.fits))
+    assert c.decode[first_over] < c.decode[first_over - 1]
+
+
+def test_no_architecture_kv_is_zero_and_said() -> None:
+    r = evaluate(scen(model=ModelArch(total_params_b=8)))
+    assert r.kv_gb == 0 and not r.kv_known
+    assert any("KV cache counts as zero" in n for n in r.notes)

@@ -1,0 +1,81 @@
+"""The command line: seeds through raw flags, catalog picks, JSON keys, and one-line errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from advisor.cli import main
+
+REQUIRED = {"decode_tok_s", "decode_ceiling_tok_s", "aggregate_tok_s", "prefill_tok_s", "ttft_s", "inter_token_ms",
+            "response_s", "requests_per_hour", "weights_gb", "kv_gb", "total_gb", "fits", "offloaded_fraction",
+            "interactive_class"}
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *args: str) -> dict:
+    assert main(["estimate", *args, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_seed_batch8_through_flags(capsys: pytest.CaptureFixture[str]) -> None:
+    out = run_json(capsys, "--bandwidth", "3350", "--memory", "200", "--params", "70", "--bits", "16",
+                   "--efficiency", "0.85", "--batch", "8", "--prompt", "2000", "--output", "500",
+                   "--prefill-rate", "9000", "--context", "0")
+    assert REQUIRED <= out.keys()
+    assert out["decode_tok_s"] == pytest.approx(20.34, abs=0.005)
+    assert out["aggregate_tok_s"] == pytest.approx(162.7, abs=0.05)
+    assert out["requests_per_hour"] == pytest.approx(1161, abs=0.5)
+    assert out["kv_gb"] == 0 and any("KV cache counts as zero" in n for n in out["notes"])
+
+
+def test_catalog_ids_and_overrides(capsys: pytest.CaptureFixture[str]) -> None:
+    out = run_json(capsys, "--hardware", "rtx-4090", "--model", "llama-3.1-8b", "--quant", "q4_k_m",
+                   "--context", "0", "--output", "0")
+    assert out["decode_ceiling_tok_s"] == pytest.approx(1008 / (8.03 * 4.8944 / 8), rel=0.01)
+    faster = run_json(capsys, "--hardware", "rtx-4090", "--model", "llama-3.1-8b", "--quant", "q4_k_m",
+                      "--context", "0", "--output", "0", "--bandwidth", "2016")
+    assert faster["decode_ceiling_tok_s"] == pytest.approx(2 * out["decode_ceiling_tok_s"], rel=1e-6)
+
+
+def test_gpu_layers_forces_partial_offload(capsys: pytest.CaptureFixture[str]) -> None:
+    out = run_json(capsys, "--hardware", "rtx-4090", "--model", "llama-3.1-8b", "--quant", "q4_k_m",
+                   "--gpu-layers", "16")
+    assert out["offloaded_fraction"] == pytest.approx(0.5)
+    assert out["fits"] is False
+
+
+@pytest.mark.parametrize(
+    ("args", "flag"),
+    [
+        pytest.param(["--bandwidth", "-5"], "--bandwidth", id="negative"),
+        pytest.param(["--layers", "0"], "--layers", id="zero-layers"),
+        pytest.param(["--bandwidth", "nan"], "--bandwidth", id="nan"),
+        pytest.param(["--hardware", "no-such-gpu"], "--hardware", id="unknown-id"),
+        pytest.param(["--kv-cache", "q3"], "--kv-cache", id="bad-choice"),
+    ],
+)
+def test_bad_input_is_one_line_naming_the_flag(capsys: pytest.CaptureFixture[str], args: list[str],
+                                               flag: str) -> None:
+    code = main(["estimate", *args])
+    err = capsys.readouterr().err.strip()
+    assert code != 0
+    assert flag in err and "\n" not in err and "Traceback" not in err
+
+
+def test_recommend_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["recommend", "--hardware", "rtx-4090", "--context", "8192", "--json"]) == 0
+    rec = json.loads(capsys.readouterr().out)
+    pick = rec["pick"]
+    assert pick["verdict"] == "ok" and pick["total_gb"] <= 24.0
+    assert pick["bits_per_weight"] >= 3.5
+    assert all(c["total_params_b"] > pick["total_params_b"] for c in rec["rejected"])
+
+
+@pytest.mark.parametrize("axis", ["context", "params", "batch"])
+def test_sweep_csv(capsys: pytest.CaptureFixture[str], axis: str) -> None:
+    assert main(["sweep", "--axis", axis, "--hardware", "rtx-3090", "--model", "qwen3-32b", "--quant", "q4_k_m",
+                 "--points", "20"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[0].startswith("x,decode_tok_s")
+    assert 15 <= len(lines) - 1 <= 20

@@ -1,0 +1,159 @@
+"""The real window, offscreen: each panel edits, the plots show what the core computes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QImage
+
+from advisor.core.curves import curve
+from advisor.session import load_session
+from advisor.ui.main_window import MainWindow
+
+
+def plotted(window: MainWindow, axis: str) -> tuple[np.ndarray, np.ndarray]:
+    x, y = window.plots[axis].line.getOriginalDataset()
+    return np.asarray(x), np.asarray(y)
+
+
+def assert_plots_match_core(window: MainWindow) -> None:
+    s = window.store.session.scenario
+    for axis in ("context", "params", "batch"):
+        expected = curve(s, axis)
+        x, y = plotted(window, axis)
+        assert np.allclose(x, expected.x)
+        shown = np.where(expected.runs & (expected.decode > 0), expected.decode, np.nan)
+        assert np.allclose(y, shown, equal_nan=True)
+
+
+def test_hardware_search_and_pick(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    panel = window.hardware_panel
+    qtbot.keyClicks(panel.list.search, "3090 ti")
+    qtbot.keyClick(panel.list.search, Qt.Key.Key_Return)
+    assert window.store.session.hardware_id == "rtx-3090-ti"
+    assert window.store.session.scenario.hardware.bandwidth_gbps == pytest.approx(1008)
+    assert_plots_match_core(window)
+
+
+def test_override_marks_custom_and_reset_restores(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    panel = window.hardware_panel
+    panel.spins["bandwidth_gbps"].setValue(500)
+    assert window.store.session.scenario.hardware.bandwidth_gbps == 500
+    assert "custom" in panel.custom.text() and panel.reset.isEnabled()
+    assert_plots_match_core(window)
+    qtbot.mouseClick(panel.reset, Qt.MouseButton.LeftButton)
+    assert window.store.session.scenario.hardware.bandwidth_gbps == pytest.approx(1008)
+    assert "custom" not in panel.custom.text()
+
+
+def test_model_and_quant_pick(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    qtbot.keyClicks(window.model_panel.list.search, "qwen3 32b")
+    qtbot.keyClick(window.model_panel.list.search, Qt.Key.Key_Return)
+    assert window.store.session.model_id == "qwen3-32b"
+    table = window.quant_panel.table
+    row = next(r for r in range(table.rowCount()) if table.item(r, 0).text() == "Q8_0")
+    table.selectRow(row)
+    assert window.store.session.quant_id == "q8_0"
+    assert_plots_match_core(window)
+    assert "Qwen3 32B" in window.model_panel.details.text()
+
+
+def test_workload_slider_moves_context_and_marker(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    panel = window.workload_panel
+    panel.slider.setValue(panel.slider.maximum())
+    ctx = window.store.session.scenario.workload.context
+    assert ctx == window.store.session.scenario.model.max_context
+    mx, _ = window.plots["context"].marker.getOriginalDataset()
+    assert mx[0] == ctx
+    assert_plots_match_core(window)
+
+
+def test_cliff_moves_when_memory_changes(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    window.store.update("model", total_params_b=70.6, layers=80, heads=64, kv_heads=8, head_dim=128)
+    window.store.update("hardware", memory_gb=48)
+    cliff = window.plots["context"].cliff
+    assert cliff.isVisible()
+    start_48 = cliff.getRegion()[0]
+    window.hardware_panel.spins["memory_gb"].setValue(64)
+    start_64 = cliff.getRegion()[0]
+    assert start_64 > start_48
+    assert 10**start_64 == pytest.approx(window.store.snapshot.curves["context"].cliff_x)
+
+
+def test_apply_recommendation_updates_every_panel(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    rec = window.store.snapshot.recommendation
+    assert rec.pick is not None
+    qtbot.mouseClick(window.recommend_panel.rows[0][1], Qt.MouseButton.LeftButton)
+    s = window.store.session
+    assert (s.model_id, s.quant_id) == (rec.pick.model_key, rec.pick.quant_key)
+    assert rec.pick.model_name in window.model_panel.details.text()
+    assert window.quant_panel.bits.value() == pytest.approx(rec.pick.bits_per_weight, abs=0.01)
+    selected = window.quant_panel.table.selectedItems()
+    assert selected and selected[0].text() == rec.pick.quant_name
+    assert_plots_match_core(window)
+
+
+def _not_blank(path: Path, w: int, h: int) -> None:
+    img = QImage(str(path))
+    assert (img.width(), img.height()) == (w, h)
+    colours = {img.pixel(x, y) for x in range(0, w, 37) for y in range(0, h, 29)}
+    assert len(colours) > 10
+
+
+@pytest.mark.parametrize("axis", ["context", "params", "batch"])
+def test_export_plot_png_at_slide_size(tmp_path: Path, window: MainWindow, axis: str) -> None:
+    out = tmp_path / f"{axis}.png"
+    assert window.export_plot(axis, out)
+    _not_blank(out, 1920, 1080)
+
+
+def test_export_dashboard_and_csv(tmp_path: Path, window: MainWindow) -> None:
+    assert window.export_dashboard(tmp_path / "dash.png")
+    img = QImage(str(tmp_path / "dash.png"))
+    assert max(img.width(), img.height()) >= 1080
+    assert window.export_csv("context", tmp_path / "c.csv")
+    assert (tmp_path / "c.csv").read_text().startswith("x,decode_tok_s")
+
+
+def test_export_to_unwritable_path_says_so(tmp_path: Path, window: MainWindow) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    target = blocker / "plot.png"  # its parent is a file: no one can write there, root included
+    assert not window.export_plot("context", target)
+    message = window.statusBar().currentMessage()
+    assert str(target) in message and "cannot write" in message
+    assert not window.export_csv("context", tmp_path / "bad\0name.csv")
+
+
+def test_broken_scenario_file_leaves_window_as_it_was(tmp_path: Path, window: MainWindow) -> None:
+    before = window.store.session
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"scenario": {"hardware": {"bandwidth_gbps": -1}}}))
+    assert not window.open_file(bad)
+    assert window.store.session == before
+    assert "bandwidth_gbps" in window.statusBar().currentMessage()
+    (tmp_path / "junk.json").write_text("{not json")
+    assert not window.open_file(tmp_path / "junk.json")
+    assert window.store.session == before
+
+
+def test_save_and_open_round_trip(tmp_path: Path, window: MainWindow) -> None:
+    window.store.update("workload", context=20000, streams=4)
+    path = tmp_path / "s.json"
+    assert window.save_to(path)
+    saved = window.store.session
+    window.store.update("workload", context=1024)
+    assert window.open_file(path)
+    assert window.store.session == saved == load_session(path)
+    assert str(path) in window.settings.recent_files
+
+
+def test_screenshot_for_docs(window: MainWindow) -> None:
+    """Kept in docs/ so the README shows what the app looks like; a person looks at it."""
+    docs = Path(__file__).resolve().parents[2] / "docs"
+    docs.mkdir(exist_ok=True)
+    assert window.grab().save(str(docs / "screenshot.png"))

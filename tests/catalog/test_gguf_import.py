@@ -304,6 +304,22 @@ def test_unknown_value_type_and_ggml_type(tmp_path: Path) -> None:
     _expect_error(bad, "unknown ggml type 250")
 
 
+def test_garbage_keys_and_names_stop_early(tmp_path: Path) -> None:
+    """Zeros read as metadata or tensor infos (after a corrupted count) are caught at the first entry."""
+    bad = tmp_path / "zeros.gguf"
+    bad.write_bytes(_handmade(b"\0" * 64) + b"\0" * 4096)
+    _expect_error(bad, "empty metadata key")
+    one = _s("x") + struct.pack("<IB", 0, 1)
+    bad.write_bytes(_handmade(one, one))
+    _expect_error(bad, "repeated metadata key 'x'")
+    tensor = _s("t") + struct.pack("<IQIQ", 1, 32, 0, 0)
+    bad.write_bytes(_handmade(tensors=tensor * 2, n_tensors=2) + b"\0" * 512)
+    _expect_error(bad, "repeated tensor name 't'")
+    nested = _s("x") + struct.pack("<IIQ", 9, 9, 10**6)
+    bad.write_bytes(_handmade(nested) + b"\0" * 4096)
+    _expect_error(bad, "array of 1000000 arrays")
+
+
 def test_not_a_file(tmp_path: Path) -> None:
     with pytest.raises(GGUFError, match="nothing.gguf: no such file"):
         import_gguf(tmp_path / "nothing.gguf")

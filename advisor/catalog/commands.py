@@ -1,0 +1,272 @@
+"""CLI subcommands over the catalog: list entries, inspect a model file, add it as a user entry.
+
+    advisor catalog models --search qwen3
+    advisor inspect ~/models/Qwen3-8B-Q4_K_M.gguf
+    advisor catalog add ~/hf/Qwen3-8B/config.json --id qwen3-8b-mine
+
+Every failure becomes advisor.cli.CliError (one line, exit 2). It is imported inside the functions:
+advisor.cli imports this module while it is itself being imported."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from advisor.catalog.gguf_import import GGUFError, ImportedModel, import_gguf
+from advisor.catalog.hf_import import INDEX_NAME, HFImportError, ImportedConfig, import_hf_config
+from advisor.catalog.loader import Catalog, shipped_catalog
+from advisor.catalog.schema import ModelEntry, QuantEntry
+from advisor.catalog.search import search
+from advisor.catalog.user_store import UserStoreError, save_entry, saved_ids
+from advisor.core.fmt import num
+from advisor.paths import user_catalog_dir
+
+Imported = ImportedModel | ImportedConfig
+
+
+def _error(message: str) -> Exception:
+    # Under `python -m advisor.cli` the running module is __main__, and a fresh `import advisor.cli` would
+    # make a second CliError class that its main() does not catch: use the running module's class then.
+    main = sys.modules.get("__main__")
+    spec = getattr(main, "__spec__", None)
+    if spec is not None and spec.name == "advisor.cli" and hasattr(main, "CliError"):
+        return main.CliError(message)  # type: ignore[no-any-return]
+    from advisor.cli import CliError
+    return CliError(message)
+
+
+# --- listing ----------------------------------------------------------------------------------------
+
+
+def _opt(v: float | None) -> str:
+    if v is None:
+        return ""
+    return f"{v:,}" if isinstance(v, int) else num(v)
+
+
+def _row(kind: str, e: Any) -> list[str]:
+    if kind == "hardware":
+        price = f"${e.price_usd:,.0f}" if e.price_usd else ""
+        return [e.id, e.name, e.kind.value, num(e.memory_gb), num(e.bandwidth_gbps), num(e.fp16_tflops), price]
+    if kind == "models":
+        return [e.id, e.name, num(e.total_params_b), _opt(e.active_params_b), _opt(e.layers),
+                f"{e.max_context:,}", e.attention]
+    quality = f"{e.quality.metric}={e.quality.value:g}" if e.quality else ""
+    return [e.id, e.name, e.format, num(e.bits_per_weight), quality]
+
+
+HEADERS = {
+    "hardware": ["id", "name", "class", "memory GB", "GB/s", "FP16 TFLOPS", "price"],
+    "models": ["id", "name", "params B", "active B", "layers", "context", "attention"],
+    "quants": ["id", "name", "format", "bpw", "quality"],
+}
+NUMERIC = {"memory GB", "GB/s", "FP16 TFLOPS", "price", "params B", "active B", "layers", "context", "bpw"}
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
+
+    def line(cells: Sequence[str]) -> str:
+        return "  ".join(c.rjust(w) if h in NUMERIC else c.ljust(w)
+                         for c, w, h in zip(cells, widths, headers, strict=True)).rstrip()
+
+    return "\n".join([line(headers), line(["-" * w for w in widths]), *(line(r) for r in rows)])
+
+
+def cmd_list(args: argparse.Namespace, catalog: Catalog) -> int:
+    kind: str = args.kind
+    entries = search(getattr(catalog, kind).values(), args.search or "")
+    shipped = getattr(shipped_catalog(), kind)
+
+    def origin(eid: str) -> tuple[bool, bool]:
+        mine = f"{kind}/{eid}" in catalog.user_ids
+        return mine, mine and eid in shipped
+
+    if args.json:
+        out = []
+        for e in entries:
+            mine, shadows = origin(e.id)
+            out.append({**e.model_dump(mode="json"), "origin": "user" if mine else "shipped",
+                        "shadows_shipped": shadows})
+        print(json.dumps(out, indent=2, ensure_ascii=False))
+        return 0
+    rows, marks = [], set()
+    for e in entries:
+        mine, shadows = origin(e.id)
+        mark = "!" if shadows else "+" if mine else ""
+        marks.add(mark)
+        rows.append([mark] + _row(kind, e))
+    print(table([""] + HEADERS[kind], rows))
+    legend = [t for m, t in (("+", "+ your entry"), ("!", "! your entry, replacing the shipped one")) if m in marks]
+    print(f"\n{len(rows)} of {len(getattr(catalog, kind))} {kind}" + (f"; {'; '.join(legend)}" if legend else ""))
+    for p in catalog.problems:
+        print(f"note: {p}", file=sys.stderr)
+    return 0
+
+
+# --- inspect and add --------------------------------------------------------------------------------
+
+
+def _gguf_in(folder: Path) -> Path | None:
+    files = sorted(folder.glob("*.gguf"))
+    firsts = [f for f in files if "-of-" not in f.name or "-00001-of-" in f.name]
+    if len(firsts) > 1:
+        raise _error(f"{folder}: holds {len(firsts)} GGUF models; name one file")
+    return firsts[0] if firsts else None
+
+
+def load_model_file(path: Path, index: Path | None = None) -> Imported:
+    """GGUF file, config.json, or a folder holding either; every failure is a one-line CliError."""
+    try:
+        if path.is_dir():
+            if (path / "config.json").is_file():
+                return import_hf_config(path / "config.json", index)
+            found = _gguf_in(path)
+            if found is None:
+                raise _error(f"{path}: no config.json or .gguf file in this folder")
+            return import_gguf(found)
+        if not path.exists():
+            raise _error(f"{path}: no such file or folder")
+        with path.open("rb") as f:
+            magic = f.read(4)
+        if magic == b"GGUF" or path.suffix.lower() == ".gguf":
+            return import_gguf(path)
+        if path.name == INDEX_NAME:
+            raise _error(f"{path}: this is the safetensors index; give the config.json beside it")
+        if path.suffix.lower() == ".json":
+            return import_hf_config(path, index)
+        raise _error(f"{path}: neither a GGUF file nor a Hugging Face config.json")
+    except (GGUFError, HFImportError) as err:
+        raise _error(str(err)) from None
+    except OSError as err:
+        raise _error(f"{path}: cannot read: {err.strerror or err}") from None
+
+
+def suggest_quant(catalog: Catalog, model: ImportedModel) -> QuantEntry | None:
+    """The catalog quant this file is: its own file type if listed, else the nearest bits per weight."""
+    pool = [q for q in catalog.quants.values() if q.format == "gguf"]
+    by_name = catalog.quants.get(model.file_type.lower())
+    if by_name is not None and by_name.format == "gguf":
+        return by_name
+    return min(pool, key=lambda q: abs(q.bits_per_weight - model.bits_per_weight), default=None)
+
+
+def _describe(entry: ModelEntry) -> list[tuple[str, str]]:
+    e = entry
+    rows = [("id", e.id), ("family", e.family),
+            ("params", f"{num(e.total_params_b)} B" + (f", {num(e.active_params_b)} B active"
+                                                       if e.active_params_b is not None else ""))]
+    for label, v in (("layers", e.layers), ("hidden", e.hidden), ("heads", e.heads), ("kv heads", e.kv_heads),
+                     ("head dim", e.head_dim), ("vocab", e.vocab), ("experts", e.experts),
+                     ("experts active", e.experts_active)):
+        if v is not None:
+            rows.append((label, f"{v:,}"))
+    rows.append(("max context", f"{e.max_context:,}"))
+    attention = e.attention
+    if e.attention == "sliding":
+        attention += f" (window {e.sliding_window:,} on {e.sliding_layers} layers)"
+    elif e.attention == "mla":
+        attention += f" (latent {e.kv_lora_rank} + rope {e.rope_dim})"
+    rows.append(("attention", attention))
+    return rows
+
+
+def _import_json(model: Imported, catalog: Catalog) -> dict[str, Any]:
+    out: dict[str, Any] = {"entry": model.entry.model_dump(mode="json")}
+    if isinstance(model, ImportedModel):
+        q = suggest_quant(catalog, model)
+        out.update(format="gguf", architecture=model.architecture, bits_per_weight=model.bits_per_weight,
+                   file_type=model.file_type, tensor_count=model.tensor_count, file_size=model.file_size,
+                   suggested_quant=q.id if q else None)
+    else:
+        out.update(format="hf-config", params_from=model.params_from)
+    out["notes"] = list(model.notes)
+    return out
+
+
+def _quant_line(model: ImportedModel, catalog: Catalog) -> str:
+    q = suggest_quant(catalog, model)
+    line = f"{model.bits_per_weight:.2f} bits per weight ({model.file_type})"
+    return line + (f"; nearest catalog quant: {q.id} ({num(q.bits_per_weight)} bpw)" if q else "")
+
+
+def cmd_inspect(args: argparse.Namespace, catalog: Catalog) -> int:
+    model = load_model_file(Path(args.path), Path(args.index) if args.index else None)
+    if args.json:
+        print(json.dumps(_import_json(model, catalog), indent=2, ensure_ascii=False))
+        return 0
+    kind = f"GGUF, {model.architecture}" if isinstance(model, ImportedModel) else "config.json"
+    print(f"{model.entry.name}  ({kind})")
+    rows = _describe(model.entry)
+    if isinstance(model, ImportedModel):
+        rows += [("weights", _quant_line(model, catalog)),
+                 ("file", f"{model.file_size:,} bytes, {model.tensor_count:,} tensors")]
+    else:
+        rows.append(("params from", model.params_from))
+    width = max(len(k) for k, _ in rows)
+    for k, v in rows:
+        print(f"  {k:<{width}}  {v}")
+    for n in model.notes:
+        print(f"  note: {n}")
+    return 0
+
+
+def _with_id(entry: ModelEntry, new_id: str) -> ModelEntry:
+    try:
+        return ModelEntry.model_validate({**entry.model_dump(), "id": new_id})
+    except ValidationError as err:
+        raise _error(f"--id: '{new_id}' is not a valid id (lower-case letters, digits, '.', '_', '-'; "
+                     f"{err.errors()[0]['msg']})") from None
+
+
+def cmd_add(args: argparse.Namespace, catalog: Catalog) -> int:
+    model = load_model_file(Path(args.path), Path(args.index) if args.index else None)
+    entry = _with_id(model.entry, args.id) if args.id else model.entry
+    user_dir = user_catalog_dir()
+    existed = entry.id in saved_ids("models", user_dir)
+    try:
+        path = save_entry("models", entry, user_dir)
+    except UserStoreError as err:
+        raise _error(str(err)) from None
+    print(f"Saved model '{entry.id}' ({entry.name}, {num(entry.total_params_b)} B params) to {path}")
+    if existed:
+        print(f"  replaced your earlier entry '{entry.id}'")
+    if entry.id in shipped_catalog().models:
+        print(f"  it replaces the shipped '{entry.id}'; pass --id to keep both")
+    hint = f"advisor estimate --model {entry.id}"
+    if isinstance(model, ImportedModel):
+        print(f"  file: {_quant_line(model, catalog)}")
+        q = suggest_quant(catalog, model)
+        if q is not None:
+            hint += f" --quant {q.id}"
+    print(f"  try: {hint} --hardware <id>")
+    return 0
+
+
+def add_commands(sub: Any) -> None:
+    """Called by advisor.cli.build_parser with its subparsers."""
+    cat = sub.add_parser("catalog", help="list catalog entries, or add a model from a GGUF file or config.json")
+    csub = cat.add_subparsers(dest="catalog_command", required=True, metavar="{hardware,models,quants,add}")
+    for kind, what in (("hardware", "machines"), ("models", "models"), ("quants", "weight formats")):
+        p = csub.add_parser(kind, help=f"list {what}: ids and key figures")
+        p.add_argument("--json", action="store_true", help="print a JSON list")
+        p.add_argument("--search", metavar="TEXT", help="only entries matching every word of TEXT")
+        p.set_defaults(run=cmd_list, kind=kind)
+    add = csub.add_parser("add", help="import a GGUF file or config.json and save it as your own model entry")
+    add.add_argument("path", metavar="PATH", help="GGUF file, config.json, or a folder holding one")
+    add.add_argument("--id", metavar="SLUG", help="id to save it under (default: from the model's name)")
+    add.add_argument("--index", metavar="FILE", help="model.safetensors.index.json, if not beside config.json")
+    add.set_defaults(run=cmd_add)
+
+    ins = sub.add_parser("inspect", help="what a GGUF file or config.json holds, as a model entry (nothing saved)")
+    ins.add_argument("path", metavar="PATH", help="GGUF file, config.json, or a folder holding one")
+    ins.add_argument("--json", action="store_true", help="print one JSON object")
+    ins.add_argument("--index", metavar="FILE", help="model.safetensors.index.json, if not beside config.json")
+    ins.set_defaults(run=cmd_inspect)
+

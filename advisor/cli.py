@@ -288,6 +288,8 @@ def extra_commands() -> list[Callable[[Any], None]]:
         hooks.append(add_commands)
     except ImportError:
         pass
+    from advisor.compare_commands import add_commands as add_buying_commands
+    hooks.append(add_buying_commands)
     return hooks
 
 
@@ -307,4 +309,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run through the imported module, so CliError raised by other modules (which import
+    # advisor.cli) is the same class main() catches, not a copy living in __main__.
+    from advisor.cli import main as _main
+
+    sys.exit(_main())

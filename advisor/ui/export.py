@@ -20,7 +20,7 @@ from advisor.ui.plots.batch_plot import BatchPlot
 from advisor.ui.plots.context_plot import ContextPlot
 from advisor.ui.plots.params_plot import ParamsPlot
 from advisor.ui.plots.titles import scenario_title
-from advisor.ui.store import Snapshot
+from advisor.ui.store import Extras, Snapshot
 
 SLIDE_SIZE = (1920, 1080)
 PLOT_CLASSES: dict[Axis, type[TokPlot]] = {"context": ContextPlot, "params": ParamsPlot, "batch": BatchPlot}
@@ -46,7 +46,7 @@ def _render(widget: QWidget, size: tuple[int, int]) -> QImage:
     return image
 
 
-def slide_plot(axis: Axis, snap: Snapshot) -> TokPlot:
+def slide_plot(axis: Axis, snap: Snapshot, extras: Extras | None = None) -> TokPlot:
     """A plot drawn for a slide: bigger type, same data."""
     plot = PLOT_CLASSES[axis]()
     for side in ("left", "bottom"):
@@ -54,12 +54,15 @@ def slide_plot(axis: Axis, snap: Snapshot) -> TokPlot:
         ax.setStyle(tickFont=QFont("DejaVu Sans", 16))
         ax.label.setFont(QFont("DejaVu Sans", 16))
     plot.show_snapshot(snap)  # type: ignore[attr-defined]
+    if extras is not None and hasattr(plot, "show_extras"):
+        plot.show_extras(extras)
     plot.set_title(f"{plot.base_title} — {scenario_title(snap.session)}", size_pt=22)
     return plot
 
 
-def plot_image(axis: Axis, snap: Snapshot, size: tuple[int, int] = SLIDE_SIZE) -> QImage:
-    plot = slide_plot(axis, snap)
+def plot_image(axis: Axis, snap: Snapshot, extras: Extras | None = None,
+               size: tuple[int, int] = SLIDE_SIZE) -> QImage:
+    plot = slide_plot(axis, snap, extras)
     try:
         return _render(plot, size)
     finally:

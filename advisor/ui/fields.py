@@ -99,11 +99,11 @@ def spin_for(model: type[BaseModel], name: str, decimals: int = 2, auto_text: st
 
 def show_value(box: QSpinBox | QDoubleSpinBox, value: float | None) -> None:
     """Display a value without emitting a change (the store is the source, not the widget)."""
+    target = box.minimum() if value is None or (isinstance(value, float) and math.isnan(value)) else value
+    if box.value() == target:
+        return  # setValue re-renders the text (and repaints) even when nothing changed
     with QSignalBlocker(box):
-        if value is None or (isinstance(value, float) and math.isnan(value)):
-            box.setValue(box.minimum())
-        else:
-            box.setValue(value)
+        box.setValue(target)
 
 
 def read_value(box: QSpinBox | QDoubleSpinBox) -> float | int | None:

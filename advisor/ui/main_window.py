@@ -4,6 +4,7 @@ recommendation on the right. It composes widgets and routes menu actions; it com
 from __future__ import annotations
 
 from collections.abc import Callable
+from html import escape
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, Qt
@@ -21,6 +22,7 @@ from PySide6.QtWidgets import (
 
 import advisor
 from advisor.core.curves import AXES, Axis
+from advisor.paths import config_dir, user_catalog_dir
 from advisor.session import SessionFileError, load_session, save_session
 from advisor.settings import Settings, add_recent
 from advisor.ui import export
@@ -38,6 +40,15 @@ from advisor.ui.recommend_panel import RecommendPanel
 from advisor.ui.store import Snapshot, Store
 
 SCENARIO_FILTER = "Advisor scenario (*.json)"
+
+
+def about_text() -> str:
+    """Version, the one formula, and where the user's own files live (never inside the app bundle)."""
+    return (f"<b>LLM speed advisor</b> {escape(advisor.__version__)}<br>"
+            "tok/s ≈ η × bandwidth ÷ bytes read per token.<br>"
+            "Catalog figures cite their sources; estimates are marked.<br><br>"
+            f"Settings: {escape(str(config_dir()))}<br>"
+            f"Your catalog entries: {escape(str(user_catalog_dir()))}")
 
 
 def _scroll(widget: QWidget) -> QScrollArea:
@@ -98,12 +109,17 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.docks["hardware"], self.docks["numbers"]], [380, 400], Qt.Orientation.Horizontal)
 
         self.status = QLabel()
+        self.status.setFixedWidth(440)  # a fixed width: changing text must not re-lay out the window
         self.statusBar().addPermanentWidget(self.status)
         self._build_menus()
         store.changed.connect(self.render)
+        store.extras_changed.connect(self.plots["params"].show_extras)  # type: ignore[attr-defined]
+        store.extras_changed.connect(self.show_status)
         store.rejected.connect(lambda msg: self.statusBar().showMessage(f"Not applied — {msg}", 8000))
         store.history_changed.connect(self._history)
         self.render(store.snapshot)
+        self.plots["params"].show_extras(store.extras)  # type: ignore[attr-defined]
+        self.show_status()
         self._history()
 
     # --- menus ----------------------------------------------------------------------------
@@ -165,6 +181,10 @@ class MainWindow(QMainWindow):
     def render(self, snap: Snapshot) -> None:
         for plot in self.plots.values():
             plot.show_snapshot(snap)  # type: ignore[attr-defined]
+
+    def show_status(self, _extras: object = None) -> None:
+        """The status line follows once edits pause: repainting it repaints the window behind it."""
+        snap = self.store.snapshot
         r = snap.result
         speed = f"{r.decode_tok_s:.1f} tok/s" if r.decode_tok_s is not None else "does not run"
         name = self.current_file.name if self.current_file else "untitled"
@@ -185,7 +205,7 @@ class MainWindow(QMainWindow):
         self.store.set_session(session, f"Open {path.name}")
         self.current_file = path
         self._remember(path)
-        self.render(self.store.snapshot)
+        self.show_status()
         return True
 
     def save(self) -> None:
@@ -223,12 +243,14 @@ class MainWindow(QMainWindow):
         path = path or self._ask_path("Export plot", f"tok-s-vs-{axis}.png", "PNG image (*.png)")
         if path is None:
             return False
-        return self._try(lambda: export.save_png(export.plot_image(axis, self.store.snapshot), path), path)
+        extras = self.store.flush()
+        return self._try(lambda: export.save_png(export.plot_image(axis, self.store.snapshot, extras), path), path)
 
     def export_dashboard(self, path: Path | None = None) -> bool:
         path = path or self._ask_path("Export dashboard", "dashboard.png", "PNG image (*.png)")
         if path is None:
             return False
+        self.store.flush()
         return self._try(lambda: export.save_png(export.widget_image(self.dashboard), path), path)
 
     def export_csv(self, axis: Axis, path: Path | None = None) -> bool:
@@ -238,7 +260,7 @@ class MainWindow(QMainWindow):
         return self._try(lambda: export.save_csv(self.store.snapshot, axis, path), path)
 
     def copy_plot(self, axis: Axis) -> None:
-        export.copy_image(export.plot_image(axis, self.store.snapshot))
+        export.copy_image(export.plot_image(axis, self.store.snapshot, self.store.flush()))
         self.statusBar().showMessage(f"Copied the {axis} plot to the clipboard", 4000)
 
     def _try(self, work: Callable[[], None], path: Path) -> bool:
@@ -256,10 +278,7 @@ class MainWindow(QMainWindow):
         FeelDialog(r.decode_tok_s, r.ttft_s, self).exec()
 
     def about(self) -> None:
-        QMessageBox.about(self, "About LLM speed advisor",
-                          f"<b>LLM speed advisor</b> {advisor.__version__}<br>"
-                          "tok/s ≈ η × bandwidth ÷ bytes read per token.<br>"
-                          "Catalog figures cite their sources; estimates are marked.")
+        QMessageBox.about(self, "About LLM speed advisor", about_text())
 
     def error(self, title: str, message: str) -> None:
         self.statusBar().showMessage(message, 10000)

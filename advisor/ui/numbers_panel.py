@@ -6,7 +6,7 @@ from html import escape
 
 from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPaintEvent
-from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QTextBrowser, QVBoxLayout, QWidget
 
 from advisor.core.fmt import num
 from advisor.core.result import Result
@@ -81,6 +81,8 @@ class NumbersPanel(QWidget):
             name.setToolTip(tip)
             value = QLabel()
             value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            # Ignore the text's width: a new number must not ripple a re-layout through the dock.
+            value.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
             value.setToolTip(tip)
             grid.addWidget(name, r, 0)
             grid.addWidget(value, r, 1)
@@ -88,17 +90,18 @@ class NumbersPanel(QWidget):
         self.bar = MemoryBar()
         self.verdict = QLabel()
         self.verdict.setWordWrap(True)
-        self.steps = QLabel()
-        self.steps.setWordWrap(True)
-        self.steps.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # A text browser, not a word-wrapped label: new text re-lays out only itself, not the dock.
+        self.steps = QTextBrowser()
+        self.steps.setFrameShape(QTextBrowser.Shape.NoFrame)
         self.steps.setToolTip("The arithmetic behind every number above")
-        self.steps.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.steps.setMinimumHeight(160)
         lay = QVBoxLayout(self)
         lay.addWidget(self.verdict)
         lay.addLayout(grid)
         lay.addWidget(self.bar)
         lay.addWidget(QLabel("<b>How it is worked out</b>"))
         lay.addWidget(self.steps, 1)
+        self._steps_html = ""
         store.changed.connect(self.show_snapshot)
         self.show_snapshot(store.snapshot)
 
@@ -134,4 +137,7 @@ class NumbersPanel(QWidget):
         self.bar.set_result(r)
         lines = [f"<b>{escape(s.label)}</b>: {escape(s.text)}" for s in r.steps]
         lines += [f"<i>{escape(n)}</i>" for n in r.notes]
-        self.steps.setText("<br>".join(lines))
+        html = "<br>".join(lines)
+        if html != self._steps_html:
+            self._steps_html = html
+            self.steps.setHtml(html)

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QGridLayout, QLabel, QPushButton, QVBoxLayout, QWi
 from advisor.catalog.convert import to_model, to_quant
 from advisor.core.fmt import num
 from advisor.core.recommend import Candidate
-from advisor.ui.store import Snapshot, Store
+from advisor.ui.store import Extras, Store
 
 MAX_ROWS = 10
 
@@ -37,8 +37,8 @@ class RecommendPanel(QWidget):
         lay.addWidget(self.header)
         lay.addLayout(self.grid)
         lay.addStretch(1)
-        store.changed.connect(self.show_snapshot)
-        self.show_snapshot(store.snapshot)
+        store.extras_changed.connect(self.show_extras)
+        self.show_extras(store.extras)
 
     def apply(self, index: int) -> None:
         c = self.candidates[index]
@@ -52,7 +52,7 @@ class RecommendPanel(QWidget):
         data["model_id"], data["quant_id"] = c.model_key, c.quant_key
         self.store.set_session(data, f"Apply {c.model_name} {c.quant_name}")
 
-    def show_snapshot(self, snap: Snapshot) -> None:
+    def show_extras(self, snap: Extras) -> None:
         rec = snap.recommendation
         w = snap.session.scenario.workload
         hw = snap.session.scenario.hardware

@@ -1,5 +1,9 @@
 """The one place the window's state lives: a session, validated on every edit, evaluated once,
-announced once. Panels call update(); plots and numbers redraw from `changed`."""
+announced once. Panels call update(); plots and numbers redraw from `changed`.
+
+The recommendation and the catalog's points on the model-size plot rank every model × quant, which
+is the slow part of an edit; they follow in `extras_changed` once edits pause (a single-shot timer
+coalesces a slider drag into one ranking), so dragging stays smooth."""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from advisor.catalog.convert import to_model, to_quant
 from advisor.catalog.loader import Catalog
@@ -18,7 +22,12 @@ from advisor.core.result import Result
 from advisor.session import Session
 
 UNDO_LIMIT = 200
+# Points per plotted curve: smooth at any window size, and a third of the core's 500-point cost to draw.
+UI_CURVE_POINTS = 200
 SECTIONS = ("hardware", "model", "quant", "workload")
+
+
+EXTRAS_DELAY_MS = 120  # how long edits must pause before the catalog is re-ranked
 
 
 @dataclass(frozen=True)
@@ -26,6 +35,13 @@ class Snapshot:
     session: Session
     result: Result
     curves: dict[Axis, Curve]
+
+
+@dataclass(frozen=True)
+class Extras:
+    """What ranks the whole catalog for one session."""
+
+    session: Session
     recommendation: Recommendation
     points: ModelPoints  # the catalog's models at the chosen quant, for the model-size plot
 
@@ -38,6 +54,7 @@ def validation_text(err: ValidationError) -> str:
 
 class Store(QObject):
     changed = Signal(object)  # Snapshot
+    extras_changed = Signal(object)  # Extras, after edits pause
     rejected = Signal(str)  # why an edit was refused; the old state stays
     history_changed = Signal()
 
@@ -49,6 +66,11 @@ class Store(QObject):
         self._undo: list[tuple[Session, str]] = []
         self._redo: list[tuple[Session, str]] = []
         self.snapshot = self._compute(session or Session())
+        self.extras = self._compute_extras(self.snapshot.session)
+        self._extras_timer = QTimer(self)
+        self._extras_timer.setSingleShot(True)
+        self._extras_timer.setInterval(EXTRAS_DELAY_MS)
+        self._extras_timer.timeout.connect(self.flush)
 
     # --- reading ------------------------------------------------------------------------
     @property
@@ -125,19 +147,30 @@ class Store(QObject):
         self.catalog = catalog
         self._models = [(k, to_model(m)) for k, m in catalog.models.items()]
         self._quants = [(k, to_quant(q)) for k, q in catalog.quants.items() if q.format == "gguf"]
+        self.extras = self._compute_extras(self.session)
         self.refresh()
+        self.extras_changed.emit(self.extras)
 
     def _publish(self, session: Session) -> None:
         self.snapshot = self._compute(session)
         self.changed.emit(self.snapshot)
         self.history_changed.emit()
+        self._extras_timer.start()
+
+    def flush(self) -> Extras:
+        """Bring the recommendation and catalog points up to date now (exports and tests call this)."""
+        self._extras_timer.stop()
+        if self.extras.session != self.session:
+            self.extras = self._compute_extras(self.session)
+            self.extras_changed.emit(self.extras)
+        return self.extras
 
     def _compute(self, session: Session) -> Snapshot:
         s = session.scenario
-        return Snapshot(
-            session=session,
-            result=evaluate(s),
-            curves={axis: curve(s, axis) for axis in AXES},
-            recommendation=recommend(s, self._models, self._quants),
-            points=model_points(s, self._models),
-        )
+        return Snapshot(session=session, result=evaluate(s),
+                        curves={axis: curve(s, axis, n=UI_CURVE_POINTS) for axis in AXES})
+
+    def _compute_extras(self, session: Session) -> Extras:
+        s = session.scenario
+        return Extras(session=session, recommendation=recommend(s, self._models, self._quants),
+                      points=model_points(s, self._models))

@@ -13,6 +13,7 @@ from PySide6.QtGui import QImage
 from advisor.core.curves import curve
 from advisor.session import load_session
 from advisor.ui.main_window import MainWindow
+from advisor.ui.store import UI_CURVE_POINTS
 
 
 def plotted(window: MainWindow, axis: str) -> tuple[np.ndarray, np.ndarray]:
@@ -23,7 +24,7 @@ def plotted(window: MainWindow, axis: str) -> tuple[np.ndarray, np.ndarray]:
 def assert_plots_match_core(window: MainWindow) -> None:
     s = window.store.session.scenario
     for axis in ("context", "params", "batch"):
-        expected = curve(s, axis)
+        expected = curve(s, axis, n=UI_CURVE_POINTS)
         x, y = plotted(window, axis)
         assert np.allclose(x, expected.x)
         shown = np.where(expected.runs & (expected.decode > 0), expected.decode, np.nan)
@@ -75,17 +76,17 @@ def test_workload_slider_moves_context_and_marker(qtbot, window: MainWindow) -> 
 def test_cliff_moves_when_memory_changes(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
     window.store.update("model", total_params_b=70.6, layers=80, heads=64, kv_heads=8, head_dim=128)
     window.store.update("hardware", memory_gb=48)
-    cliff = window.plots["context"].cliff
-    assert cliff.isVisible()
-    start_48 = cliff.getRegion()[0]
+    plot = window.plots["context"]
+    start_48 = plot.cliff_start()
+    assert start_48 is not None
     window.hardware_panel.spins["memory_gb"].setValue(64)
-    start_64 = cliff.getRegion()[0]
-    assert start_64 > start_48
+    start_64 = plot.cliff_start()
+    assert start_64 is not None and start_64 > start_48
     assert 10**start_64 == pytest.approx(window.store.snapshot.curves["context"].cliff_x)
 
 
 def test_apply_recommendation_updates_every_panel(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
-    rec = window.store.snapshot.recommendation
+    rec = window.store.flush().recommendation
     assert rec.pick is not None
     qtbot.mouseClick(window.recommend_panel.rows[0][1], Qt.MouseButton.LeftButton)
     s = window.store.session

@@ -82,6 +82,7 @@ class HardwarePanel(QWidget):
         self.reset.clicked.connect(self._reset)
         self.split.currentIndexChanged.connect(lambda _i: store.update("hardware", "Change split",
                                                                          split=self.split.currentData()))
+        self._shown_id: str | None = ""
         store.changed.connect(self.show_snapshot)
         self.show_snapshot(store.snapshot)
 
@@ -128,4 +129,6 @@ class HardwarePanel(QWidget):
         label = entry.name if entry else hw.name
         self.custom.setText(f"<b>{label}</b>" + (" <span style='color:#D55E00'>● custom</span>" if custom else ""))
         self.reset.setEnabled(custom and entry is not None)
-        self.list.select_id(snap.session.hardware_id)
+        if snap.session.hardware_id != self._shown_id:  # re-selecting repaints the whole list
+            self._shown_id = snap.session.hardware_id
+            self.list.select_id(self._shown_id)

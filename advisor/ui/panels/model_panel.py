@@ -65,6 +65,7 @@ class ModelPanel(QWidget):
         lay.addWidget(self.details)
         lay.addLayout(row)
         self.list.picked.connect(self._picked)
+        self._shown_id: str | None = ""
         store.changed.connect(self.show_snapshot)
         self.show_snapshot(store.snapshot)
 
@@ -83,4 +84,6 @@ class ModelPanel(QWidget):
 
     def show_snapshot(self, snap: Snapshot) -> None:
         self.details.setText(describe(snap.session.scenario.model))
-        self.list.select_id(snap.session.model_id)
+        if snap.session.model_id != self._shown_id:  # re-selecting repaints the whole list
+            self._shown_id = snap.session.model_id
+            self.list.select_id(self._shown_id)

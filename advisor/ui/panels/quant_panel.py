@@ -72,6 +72,7 @@ class QuantPanel(QWidget):
         self.bits.valueChanged.connect(self._bits_edited)
         self.kv.currentIndexChanged.connect(lambda _i: store.update("workload", "Change KV cache",
                                                                     kv_cache=self.kv.currentData()))
+        self._shown_id: str | None = ""
         store.changed.connect(self.show_snapshot)
         self._fill()
         self.show_snapshot(store.snapshot)

@@ -144,8 +144,12 @@ class WorkloadPanel(QWidget):
         for name, box in self.spins.items():
             show_value(box, getattr(w, name))
         d = default_eta(s.hardware.kind, w.engine)
-        self.spins["efficiency"].setSpecialValueText(f"auto ({d.decode:.2f}; range {d.low:.2f}–{d.high:.2f})")
-        self.spins["gpu_layers"].setMaximum(s.model.layers or 1000)
+        auto = f"auto ({d.decode:.2f}; range {d.low:.2f}–{d.high:.2f})"
+        if self.spins["efficiency"].specialValueText() != auto:
+            self.spins["efficiency"].setSpecialValueText(auto)
+        if self.spins["gpu_layers"].maximum() != (s.model.layers or 1000):
+            with QSignalBlocker(self.spins["gpu_layers"]):
+                self.spins["gpu_layers"].setMaximum(s.model.layers or 1000)
         with QSignalBlocker(self.slider):
             self.slider.setValue(context_to_slider(w.context, s.model.max_context))
         for combo, value in ((self.engine, w.engine.value), (self.offload, w.offload)):

@@ -11,12 +11,14 @@ import numpy as np
 import pyqtgraph as pg
 from numpy.typing import NDArray
 from PySide6.QtCore import QPointF, Qt
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtGui import QColor, QFont, QPainterPath
+from PySide6.QtWidgets import QGraphicsPathItem
 
 from advisor.core.curves import Curve
 from advisor.core.feel import FEELS, Feel
 from advisor.ui import theme
 from advisor.ui.plots.axes import LogAxis
+from advisor.ui.plots.spans import Spans
 
 Y_MIN, Y_MAX = 0.5, 5000.0
 
@@ -59,38 +61,38 @@ class TokPlot(pg.PlotWidget):
         self.setMouseEnabled(x=False, y=False)
         self.legend = item.addLegend(offset=(10, -10), labelTextColor=theme.AXIS, brush=pg.mkBrush(255, 255, 255, 220))
 
-        # Interactivity bands: horizontal regions in log10(tok/s).
-        self.bands: list[tuple[pg.LinearRegionItem, pg.TextItem]] = []
+        # Interactivity bands: spans of log10(tok/s) across the plot, one label each.
+        self.band_spans = Spans(horizontal=True)
+        self.band_spans.setZValue(-100)
+        item.addItem(self.band_spans, ignoreBounds=True)
+        self.band_labels: list[pg.TextItem] = []
         for feel in FEELS:
-            region = pg.LinearRegionItem(orientation="horizontal", movable=False, brush=theme.FEEL_BRUSH[feel],
-                                         pen=pg.mkPen(None))
-            region.setZValue(-100)
             label = pg.TextItem(feel.value, color=theme.FEEL_TEXT, anchor=(1, 1))
             label.setFont(QFont(theme.FONT, theme.SMALL_PT))
-            item.addItem(region, ignoreBounds=True)
             item.addItem(label, ignoreBounds=True)
-            self.bands.append((region, label))
+            self.band_labels.append(label)
         self.threshold = pg.InfiniteLine(angle=0, movable=False,
                                          pen=pg.mkPen(theme.THRESHOLD, width=2, style=Qt.PenStyle.DashLine))
         item.addItem(self.threshold, ignoreBounds=True)
 
-        # The offload cliff and, past it, where nothing runs.
-        self.cliff = pg.LinearRegionItem(movable=False, brush=theme.CLIFF_BRUSH, pen=pg.mkPen(theme.CLIFF, width=2))
+        # The offload cliff and, past it, where nothing runs: spans of log10(x).
+        self.cliff = Spans(horizontal=False)
         self.cliff.setZValue(-50)
-        self.no_run = pg.LinearRegionItem(movable=False, brush=theme.NO_RUN_BRUSH, pen=pg.mkPen(None))
-        self.no_run.setZValue(-49)
+        self.cliff_pen = pg.mkPen(theme.CLIFF, width=2)
         self.cliff_label = pg.TextItem("offload cliff →", color=theme.CLIFF, anchor=(0, 0))
         self.cliff_label.setFont(QFont(theme.FONT, theme.SMALL_PT, QFont.Weight.Bold))
         self.no_run_label = pg.TextItem("does not run", color=theme.AXIS, anchor=(0, 0))
         self.no_run_label.setFont(QFont(theme.FONT, theme.SMALL_PT))
-        for it in (self.cliff, self.no_run, self.cliff_label, self.no_run_label):
+        for it in (self.cliff, self.cliff_label, self.no_run_label):
             item.addItem(it, ignoreBounds=True)
 
-        # Realistic line, η band and dashed ceiling.
-        self.high = pg.PlotDataItem(pen=pg.mkPen(None))
-        self.low = pg.PlotDataItem(pen=pg.mkPen(None))
-        self.band = pg.FillBetweenItem(self.low, self.high, brush=theme.BAND_BRUSH)
-        item.addItem(self.band)
+        # Realistic line, η band and dashed ceiling. The band is one path in log10 coordinates,
+        # rebuilt once per redraw (FillBetweenItem rebuilds on each of its two curves' changes).
+        self.band = QGraphicsPathItem()
+        self.band.setBrush(theme.BAND_BRUSH)
+        self.band.setPen(pg.mkPen(None))
+        self.band.setZValue(-10)
+        item.addItem(self.band, ignoreBounds=True)
         self.ceiling = item.plot(pen=pg.mkPen(theme.CEILING, width=2, style=Qt.PenStyle.DashLine),
                                  name="ceiling (η = 1)", connect="finite")
         self.line = item.plot(pen=pg.mkPen(theme.REALISTIC, width=3), name="realistic", connect="finite")
@@ -112,12 +114,18 @@ class TokPlot(pg.PlotWidget):
         item.addItem(self.hover_line, ignoreBounds=True)
         self._proxy = pg.SignalProxy(self.scene().sigMouseMoved, rateLimit=30, slot=self._on_mouse)
         self.curve_data: Curve | None = None
+        self._range: tuple[float, ...] = ()
+        self._title = ""
 
     # --- drawing ------------------------------------------------------------------------
     def set_title(self, title: str, size_pt: int = theme.TITLE_PT) -> None:
-        self.getPlotItem().setTitle(f"<span style='font-size:{size_pt}pt; color:{theme.AXIS}'>{title}</span>")
+        html = f"<span style='font-size:{size_pt}pt; color:{theme.AXIS}'>{title}</span>"
+        if html != self._title:  # a new title re-lays out the whole plot item
+            self._title = html
+            self.getPlotItem().setTitle(html)
 
-    def render_common(self, c: Curve, threshold: float, thresholds: tuple[float, ...], title: str) -> None:
+    def render_common(self, c: Curve, threshold: float, thresholds: tuple[float, ...], title: str,
+                      y_top: float | None = None) -> None:
         """Draw what every axis shares. On screen the title stays short (a long one would force the
         plot wider than its pane); slide exports add the scenario."""
         self.curve_data = c
@@ -126,40 +134,51 @@ class TokPlot(pg.PlotWidget):
         runs = c.runs
         self.line.setData(c.x, finite_or_nan(c.decode, runs))
         self.ceiling.setData(c.x, finite_or_nan(c.ceiling, runs))
-        # The band fills between finite curves only; where it does not run, pin it to the axis floor.
-        self.low.setData(c.x, np.where(runs & (c.low > 0), c.low, Y_MIN))
-        self.high.setData(c.x, np.where(runs & (c.high > 0), c.high, Y_MIN))
+        self.band.setPath(band_path(c.x, np.where(runs & (c.low > 0), c.low, Y_MIN),
+                                    np.where(runs & (c.high > 0), c.high, Y_MIN)))
 
         x0, x1 = log10(float(c.x[0])), log10(float(c.x[-1]))
-        y_top = float(np.nanmax(np.where(runs, c.ceiling, np.nan))) if runs.any() else 10.0
-        y_hi = log10(min(max(y_top * 2.0, threshold * 3), Y_MAX))
+        if y_top is None:
+            y_top = float(np.nanmax(np.where(runs, c.ceiling, np.nan))) if runs.any() else 10.0
+        # Round the top up to a half decade: the range then holds still while a slider drags, and
+        # a plot whose range holds still repaints once instead of twice.
+        y_hi = math.ceil(2 * log10(min(max(y_top * 1.5, threshold * 3), Y_MAX))) / 2
         y_lo = log10(Y_MIN)
-        item.setXRange(x0, x1, padding=0.02)
-        item.setYRange(y_lo, y_hi, padding=0.0)
+        if (x0, x1, y_lo, y_hi) != self._range:  # re-ranging re-lays out the axes: only when it moved
+            self._range = (x0, x1, y_lo, y_hi)
+            item.setXRange(x0, x1, padding=0.02)
+            item.setYRange(y_lo, y_hi, padding=0.0)
 
         edges = [y_lo - 5, *(log10(t) for t in thresholds), y_hi + 5]
-        for k, (region, label) in enumerate(self.bands):
-            region.setRegion((edges[k], edges[k + 1]))
+        self.band_spans.set_spans([(edges[k], edges[k + 1], theme.FEEL_BRUSH[f], None) for k, f in enumerate(FEELS)])
+        for k, label in enumerate(self.band_labels):
             visible_top = min(edges[k + 1], y_hi)
             label.setPos(x1, visible_top)
             label.setVisible(edges[k] < y_hi and visible_top > y_lo)
         self.threshold.setValue(log10(threshold))
 
-        self._set_region(self.cliff, self.cliff_label, c.cliff_x, c.no_run_x or float(c.x[-1]) * 1.05, y_hi)
-        self._set_region(self.no_run, self.no_run_label, c.no_run_x, float(c.x[-1]) * 1.05, y_hi, offset=0.4)
+        end = log10(float(c.x[-1]) * 1.05)
+        spans = []
+        if c.cliff_x is not None:
+            spans.append((log10(c.cliff_x), log10(c.no_run_x) if c.no_run_x else end, theme.CLIFF_BRUSH, self.cliff_pen))
+        if c.no_run_x is not None:
+            spans.append((log10(c.no_run_x), end, theme.NO_RUN_BRUSH, None))
+        self.cliff.set_spans(spans)
+        self._place_label(self.cliff_label, c.cliff_x, y_hi)
+        self._place_label(self.no_run_label, c.no_run_x, y_hi, offset=0.4)
 
         mx = c.marker_x
         my = float(np.interp(log10(mx), np.log10(c.x), c.decode)) if c.x[0] <= mx <= c.x[-1] else 0.0
         self.marker.setData([mx], [my] if my > 0 else [np.nan])
 
-    def _set_region(self, region: pg.LinearRegionItem, label: pg.TextItem, start: float | None, end: float,
-                    y_hi: float, offset: float = 0.0) -> None:
+    def cliff_start(self) -> float | None:
+        """Where the shaded cliff begins, in log10 of the axis (None when nothing spills)."""
+        return self.cliff.spans[0][0] if self.cliff.spans else None
+
+    def _place_label(self, label: pg.TextItem, start: float | None, y_hi: float, offset: float = 0.0) -> None:
         if start is None:
-            region.hide()
             label.hide()
             return
-        region.setRegion((log10(start), log10(end)))
-        region.show()
         (x0, x1), _ = self.getPlotItem().vb.viewRange()
         # Near the right edge the label would run off the plot: hang it left of the boundary instead.
         right = log10(start) > x0 + 0.75 * (x1 - x0)
@@ -206,6 +225,16 @@ class TokPlot(pg.PlotWidget):
         self.readout.setAnchor((1, 0) if x_log > (x0 + x1) / 2 else (0, 0))
         self.readout.setPos(x_log, y1 - 0.02 * (y1 - y0))
         self.readout.show()
+
+
+def band_path(x: NDArray[np.float64], low: NDArray[np.float64], high: NDArray[np.float64]) -> QPainterPath:
+    """Closed outline between two curves, in the plot's log10 view coordinates."""
+    lx = np.log10(x)
+    xs = np.concatenate([lx, lx[::-1]])
+    ys = np.concatenate([np.log10(high), np.log10(low)[::-1]])
+    path = pg.arrayToQPath(xs, ys, connect="all")
+    path.closeSubpath()
+    return path
 
 
 def feel_color(feel: Feel) -> QColor:

@@ -31,13 +31,9 @@ class BatchPlot(TokPlot):
     def show_snapshot(self, snap: Snapshot) -> None:
         w = snap.session.scenario.workload
         c = snap.curves["batch"]
-        self.render_common(c, w.interactive_tok_s, w.feel_thresholds,
-                           self.base_title)
+        top = float(np.nanmax(np.where(c.runs, np.maximum(c.aggregate, c.ceiling), np.nan))) if c.runs.any() else 10.0
+        self.render_common(c, w.interactive_tok_s, w.feel_thresholds, self.base_title, y_top=top)
         self.aggregate.setData(c.x, finite_or_nan(c.aggregate, c.runs))
-        top = float(np.nanmax(np.where(c.runs, c.aggregate, np.nan))) if c.runs.any() else 10.0
-        item = self.getPlotItem()
-        (_, _), (y0, y1) = item.vb.viewRange()
-        item.setYRange(y0, max(y1, log10(top * 1.5)), padding=0.0)
         cross = snap.result.crossover_batch
         if cross is not None and c.x[0] <= cross <= c.x[-1]:
             self.crossover.setValue(log10(cross))

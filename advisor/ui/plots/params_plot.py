@@ -7,7 +7,7 @@ from PySide6.QtGui import QFont
 
 from advisor.ui import theme
 from advisor.ui.plots.base import TokPlot, log10
-from advisor.ui.store import Snapshot
+from advisor.ui.store import Extras, Snapshot
 
 MAX_LABELS = 14
 # Two labels closer than this in log10 units (x and y both) would overlap: keep the first.
@@ -34,6 +34,10 @@ class ParamsPlot(TokPlot):
         w = snap.session.scenario.workload
         self.render_common(snap.curves["params"], w.interactive_tok_s, w.feel_thresholds,
                            self.base_title)
+
+    def show_extras(self, extras: Extras) -> None:
+        """The catalog's models as points: they follow once edits pause (see Store)."""
+        snap = extras
         p = snap.points
         ok = p.decode > 0
         self.points.setData(p.params_b[ok], p.decode[ok])

@@ -1,0 +1,46 @@
+"""Shaded spans (interactivity bands, the offload cliff) as one light item per plot.
+
+pyqtgraph's LinearRegionItem is interactive: two draggable lines and hover logic per region, which
+costs more to repaint than the fill itself. These spans only fill rectangles, in view coordinates
+(log10 on log axes)."""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6.QtCore import QLineF, QRectF
+from PySide6.QtGui import QBrush, QPainter, QPen
+
+
+class Spans(pg.GraphicsObject):
+    def __init__(self, horizontal: bool) -> None:
+        super().__init__()
+        self.horizontal = horizontal  # True: spans of y (bands across the plot); False: spans of x
+        self.spans: list[tuple[float, float, QBrush, QPen | None]] = []
+
+    def set_spans(self, spans: list[tuple[float, float, QBrush, QPen | None]]) -> None:
+        if spans != self.spans:
+            self.prepareGeometryChange()
+            self.spans = spans
+            self.update()
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name
+        view = self.viewRect()
+        return QRectF() if view is None else view
+
+    def viewRangeChanged(self) -> None:  # noqa: N802 - pyqtgraph's name
+        self.prepareGeometryChange()
+
+    def paint(self, p: QPainter, *args: object) -> None:
+        view = self.viewRect()
+        if view is None:
+            return
+        for lo, hi, brush, edge in self.spans:
+            if self.horizontal:
+                rect = QRectF(view.left(), lo, view.width(), hi - lo)
+            else:
+                rect = QRectF(lo, view.top(), hi - lo, view.height())
+            p.fillRect(rect.intersected(view), brush)
+            if edge is not None:
+                p.setPen(edge)
+                p.drawLine(QLineF(lo, view.top(), lo, view.bottom()) if not self.horizontal
+                           else QLineF(view.left(), lo, view.right(), lo))

@@ -288,8 +288,6 @@ def extra_commands() -> list[Callable[[Any], None]]:
         hooks.append(add_commands)
     except ImportError:
         pass
-    from advisor.compare_commands import add_commands as add_buying_commands
-    hooks.append(add_buying_commands)
     return hooks
 
 

@@ -288,6 +288,9 @@ def extra_commands() -> list[Callable[[Any], None]]:
         hooks.append(add_commands)
     except ImportError:
         pass
+    from advisor.ui.plot_command import add_commands as add_plot_command  # Qt loads only when it runs
+
+    hooks.append(add_plot_command)
     return hooks
 
 

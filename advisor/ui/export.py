@@ -49,14 +49,11 @@ def _render(widget: QWidget, size: tuple[int, int]) -> QImage:
 def slide_plot(axis: Axis, snap: Snapshot, extras: Extras | None = None) -> TokPlot:
     """A plot drawn for a slide: bigger type, same data."""
     plot = PLOT_CLASSES[axis]()
-    for side in ("left", "bottom"):
-        ax = plot.getPlotItem().getAxis(side)
-        ax.setStyle(tickFont=QFont("DejaVu Sans", 16))
-        ax.label.setFont(QFont("DejaVu Sans", 16))
     plot.show_snapshot(snap)  # type: ignore[attr-defined]
     if extras is not None and hasattr(plot, "show_extras"):
         plot.show_extras(extras)
     plot.set_title(f"{plot.base_title} — {scenario_title(snap.session)}", size_pt=22)
+    plot.scale_text(1.7)
     return plot
 
 

@@ -157,7 +157,7 @@ class TokPlot(pg.PlotWidget):
             label.setVisible(edges[k] < y_hi and visible_top > y_lo)
         self.threshold.setValue(log10(threshold))
 
-        end = log10(float(c.x[-1]) * 1.05)
+        end = log10(float(c.x[-1])) + 1.0  # past the right edge of the view
         spans = []
         if c.cliff_x is not None:
             spans.append((log10(c.cliff_x), log10(c.no_run_x) if c.no_run_x else end, theme.CLIFF_BRUSH, self.cliff_pen))
@@ -170,6 +170,21 @@ class TokPlot(pg.PlotWidget):
         mx = c.marker_x
         my = float(np.interp(log10(mx), np.log10(c.x), c.decode)) if c.x[0] <= mx <= c.x[-1] else 0.0
         self.marker.setData([mx], [my] if my > 0 else [np.nan])
+
+    def scale_text(self, factor: float) -> None:
+        """Bigger type for slides: every label, the legend and the axes."""
+        for item in self.getPlotItem().items:
+            if isinstance(item, pg.TextItem):
+                f = item.textItem.font()
+                f.setPointSizeF(f.pointSizeF() * factor)
+                item.setFont(f)
+        for side in ("left", "bottom"):
+            ax = self.getPlotItem().getAxis(side)
+            ax.setStyle(tickFont=QFont(theme.FONT, round(theme.TICK_PT * factor)))
+            ax.label.setFont(QFont(theme.FONT, round(theme.TICK_PT * factor)))
+        for _sample, label in self.legend.items:
+            label.setText(label.text, size=f"{round(theme.SMALL_PT * factor)}pt")
+        self.getPlotItem().layout.setContentsMargins(10, 16, 24, 10)
 
     def cliff_start(self) -> float | None:
         """Where the shaded cliff begins, in log10 of the axis (None when nothing spills)."""

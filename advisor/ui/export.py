@@ -9,7 +9,7 @@ import csv
 import io
 from pathlib import Path
 
-from PySide6.QtCore import QBuffer, QIODevice, QPoint, Qt
+from PySide6.QtCore import QBuffer, QIODevice, QPoint, QRect, Qt
 from PySide6.QtGui import QFont, QGuiApplication, QImage, QPainter
 from PySide6.QtWidgets import QApplication, QWidget
 
@@ -46,14 +46,14 @@ def _render(widget: QWidget, size: tuple[int, int]) -> QImage:
     return image
 
 
-def slide_plot(axis: Axis, snap: Snapshot, extras: Extras | None = None) -> TokPlot:
+def slide_plot(axis: Axis, snap: Snapshot, extras: Extras | None = None, text_scale: float = 1.7) -> TokPlot:
     """A plot drawn for a slide: bigger type, same data."""
     plot = PLOT_CLASSES[axis]()
     plot.show_snapshot(snap)  # type: ignore[attr-defined]
     if extras is not None and hasattr(plot, "show_extras"):
         plot.show_extras(extras)
     plot.set_title(f"{plot.base_title} — {scenario_title(snap.session)}", size_pt=22)
-    plot.scale_text(1.7)
+    plot.scale_text(text_scale)
     return plot
 
 
@@ -66,17 +66,34 @@ def plot_image(axis: Axis, snap: Snapshot, extras: Extras | None = None,
         plot.deleteLater()
 
 
-def widget_image(widget: QWidget, size: tuple[int, int] = SLIDE_SIZE) -> QImage:
-    """The dashboard (or any widget) drawn at slide size, scaled to fit and centred on white."""
+def dashboard_image(snap: Snapshot, extras: Extras | None, title: str,
+                    size: tuple[int, int] = SLIDE_SIZE) -> QImage:
+    """All three plots laid out for a slide (context large on the left), under a title."""
+    from PySide6.QtWidgets import QGridLayout
+
+    page = QWidget()
+    page.setStyleSheet("background: white")
+    grid = QGridLayout(page)
+    grid.setContentsMargins(0, 0, 0, 0)
+    plots = {axis: slide_plot(axis, snap, extras, text_scale=1.25) for axis in PLOT_CLASSES}
+    for plot in plots.values():
+        plot.set_title(plot.base_title, size_pt=16)
+    grid.addWidget(plots["context"], 0, 0, 2, 1)
+    grid.addWidget(plots["params"], 0, 1)
+    grid.addWidget(plots["batch"], 1, 1)
+    grid.setColumnStretch(0, 3)
+    grid.setColumnStretch(1, 2)
+    try:
+        body = _render(page, (size[0], size[1] - 80))
+    finally:
+        page.deleteLater()
     image = QImage(size[0], size[1], QImage.Format.Format_ARGB32)
     image.fill(Qt.GlobalColor.white)
-    scale = min(size[0] / max(widget.width(), 1), size[1] / max(widget.height(), 1))
     painter = QPainter(image)
     try:
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        painter.translate((size[0] - widget.width() * scale) / 2, (size[1] - widget.height() * scale) / 2)
-        painter.scale(scale, scale)
-        QWidget.render(widget, painter, QPoint(0, 0))  # the widget path, not QGraphicsView.render
+        painter.setFont(QFont("DejaVu Sans", 26))
+        painter.drawText(QRect(0, 0, size[0], 80), Qt.AlignmentFlag.AlignCenter, title)
+        painter.drawImage(0, 80, body)
     finally:
         painter.end()
     return image

@@ -36,6 +36,7 @@ from advisor.ui.plots.base import TokPlot
 from advisor.ui.plots.batch_plot import BatchPlot
 from advisor.ui.plots.context_plot import ContextPlot
 from advisor.ui.plots.params_plot import ParamsPlot
+from advisor.ui.plots.titles import scenario_title
 from advisor.ui.recommend_panel import RecommendPanel
 from advisor.ui.store import Snapshot, Store
 
@@ -250,8 +251,10 @@ class MainWindow(QMainWindow):
         path = path or self._ask_path("Export dashboard", "dashboard.png", "PNG image (*.png)")
         if path is None:
             return False
-        self.store.flush()
-        return self._try(lambda: export.save_png(export.widget_image(self.dashboard), path), path)
+        extras = self.store.flush()
+        title = f"LLM speed — {scenario_title(self.store.session)}"
+        return self._try(lambda: export.save_png(export.dashboard_image(self.store.snapshot, extras, title), path),
+                         path)
 
     def export_csv(self, axis: Axis, path: Path | None = None) -> bool:
         path = path or self._ask_path("Export curve data", f"tok-s-vs-{axis}.csv", "CSV (*.csv)")

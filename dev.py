@@ -4,6 +4,7 @@
     python3 dev.py          # launch the advisor window
     python3 dev.py test     # run every test (extra args go to pytest)
     python3 dev.py cli ...  # the command line, e.g. python3 dev.py cli estimate --hardware rtx-4090
+    python3 dev.py bundle   # build the standalone app into dist/ (see packaging/build.py)
 
 Only python3 >= 3.11 is needed; everything else is installed into .venv from pyproject.toml,
 again whenever pyproject.toml changes.
@@ -25,19 +26,25 @@ STAMP = VENV / ".advisor-installed"
 
 
 def ensure_venv(extras: str) -> None:
-    if sys.version_info < (3, 11):
+    """Install the advisor with `extras` (e.g. "[test,dev]") unless this pyproject.toml was already
+    installed with at least those extras: `bundle` adds [build] without undoing it for `test`."""
+    if sys.version_info < (3, 11):  # noqa: UP036 - dev.py itself runs under any python3
         sys.exit(f"Python 3.11 or newer is needed; this is {sys.version.split()[0]}")
     if not PY.exists():
         print("Creating .venv ...", flush=True)
         venv.EnvBuilder(with_pip=True).create(VENV)
-    want = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + extras.encode()).hexdigest()
-    have = STAMP.read_text().strip() if STAMP.exists() else ""
-    if have == want:
+    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    wanted = {e.strip() for e in extras.strip("[]").split(",") if e.strip()}
+    have_digest, _, have_extras = (STAMP.read_text().strip() if STAMP.exists() else "").partition(" ")
+    installed = set(filter(None, have_extras.split(","))) if have_digest == digest else set()
+    if wanted <= installed and have_digest == digest:
         return
-    print(f"Installing the advisor{extras} into .venv ...", flush=True)
+    wanted |= installed
+    spec = f".[{','.join(sorted(wanted))}]" if wanted else "."
+    print(f"Installing the advisor{spec[1:]} into .venv ...", flush=True)
     subprocess.check_call([str(PY), "-m", "pip", "install", "-q", "--upgrade", "pip"])
-    subprocess.check_call([str(PY), "-m", "pip", "install", "-q", "-e", f".{extras}"], cwd=ROOT)
-    STAMP.write_text(want)
+    subprocess.check_call([str(PY), "-m", "pip", "install", "-q", "-e", spec], cwd=ROOT)
+    STAMP.write_text(f"{digest} {','.join(sorted(wanted))}")
 
 
 def main(argv: list[str]) -> int:
@@ -51,6 +58,9 @@ def main(argv: list[str]) -> int:
     if cmd == "app":
         ensure_venv("[test,dev]")
         return subprocess.call([str(PY), "-m", "advisor", *rest], cwd=ROOT)
+    if cmd == "bundle":
+        ensure_venv("[test,dev,build]")
+        return subprocess.call([str(PY), str(ROOT / "packaging" / "build.py"), *rest], cwd=ROOT)
     print(__doc__)
     return 2
 

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
+from typing import Any
 
 from advisor import __version__
 from advisor.catalog.convert import to_hardware, to_model, to_quant
 from advisor.catalog.loader import Catalog, load_catalog
+from advisor.core.curves import AXES
 from advisor.core.scenario import Scenario
 from advisor.paths import user_catalog_dir
 from advisor.session import Session, SessionFileError, load_session
@@ -16,6 +20,31 @@ from advisor.settings import load_settings, save_settings
 
 DEFAULT_PICKS = ("rtx-4090", "llama-3.1-8b", "q4_k_m")
 SCREENSHOT_SIZE = (1600, 1000)
+APP_ID = "llm-speed-advisor"  # executable, .desktop file and icon name
+ICON_SIZES = (16, 32, 48, 64, 128, 256, 512)
+
+
+def resource_root() -> Traversable:
+    """Shipped resources (icons, .desktop): inside the installed package or the frozen bundle
+    (advisor/_resources), or the repo's resources/ when run from source."""
+    packaged = resources.files("advisor") / "_resources"
+    if packaged.is_dir():
+        return packaged
+    return resources.files("advisor").joinpath("..", "resources")  # type: ignore[return-value]
+
+
+def app_icon() -> Any:  # a QIcon; PySide6 is imported lazily so --version and --help stay fast
+    """The window icon at every shipped size (read as bytes: works for any Traversable)."""
+    from PySide6.QtGui import QIcon, QPixmap
+
+    icon = QIcon()
+    folder = resource_root() / "icons"
+    for n in ICON_SIZES:
+        f = folder / f"{APP_ID}-{n}.png"
+        pixmap = QPixmap()
+        if f.is_file() and pixmap.loadFromData(f.read_bytes(), "PNG"):
+            icon.addPixmap(pixmap)
+    return icon
 
 
 def default_session(catalog: Catalog) -> Session:
@@ -40,12 +69,18 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--screenshot", type=Path, metavar="FILE.png",
                    help="render the main window to FILE.png and exit")
     p.add_argument("--scenario", type=Path, metavar="FILE.json", help="open this scenario instead of the last one")
-    return p.parse_args(argv)
+    p.add_argument("--export-plot", nargs=2, metavar=("AXIS", "FILE.png"), action="append", default=[],
+                   help=f"export the AXIS plot ({', '.join(AXES)}) as a slide-size PNG and exit; repeatable")
+    args = p.parse_args(argv)
+    for axis, _file in args.export_plot:
+        if axis not in AXES:
+            p.error(f"argument --export-plot: invalid AXIS {axis!r} (choose from {', '.join(AXES)})")
+    args.export_plot = [(axis, Path(file)) for axis, file in args.export_plot]  # [(Axis, Path)]
+    return args
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QApplication, QMessageBox
 
     from advisor.ui.importer import import_model_dialog
@@ -55,40 +90,37 @@ def main(argv: list[str] | None = None) -> int:
     app = QApplication.instance() or QApplication([sys.argv[0]])
     app.setApplicationName("LLM speed advisor")
     app.setApplicationVersion(__version__)
+    app.setDesktopFileName(APP_ID)  # Wayland: match the window to llm-speed-advisor.desktop and its icon
+    app.setWindowIcon(app_icon())
     catalog = load_catalog(user_catalog_dir())
     settings, settings_problem = load_settings()
     problems: list[str] = [settings_problem] if settings_problem else []
     problems += list(catalog.problems)
 
+    headless = args.screenshot is not None or bool(args.export_plot)
     session = settings.session or default_session(catalog)
     if args.scenario is not None:
         try:
             session = load_session(args.scenario)
         except SessionFileError as err:
-            if args.screenshot is not None:
+            if headless:
                 print(f"llm-speed-advisor: error: {err}", file=sys.stderr)
                 return 2
             problems.append(str(err))
-    elif args.screenshot is not None:
+    elif headless:
         session = default_session(catalog)
 
     store = Store(catalog, session)
     window = MainWindow(store, settings, importer=import_model_dialog)
-    if args.screenshot is None:
+    if not headless:
         window.restore_layout(settings.window_geometry, settings.window_state)
-    if args.scenario is not None and args.screenshot is None and not problems:
+    if args.scenario is not None and not headless and not problems:
         window.current_file = args.scenario
-    if args.screenshot is not None or not settings.window_geometry:
+    if headless or not settings.window_geometry:
         window.resize(*SCREENSHOT_SIZE)
 
-    if args.screenshot is not None:
-        window.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
-        window.show()
-        app.processEvents()
-        ok = window.grab().save(str(args.screenshot), "PNG")
-        if not ok:
-            print(f"llm-speed-advisor: error: {args.screenshot}: cannot write the screenshot", file=sys.stderr)
-        return 0 if ok else 1
+    if headless:
+        return _render_and_exit(app, window, args.screenshot, args.export_plot)
 
     window.show()
     if problems:
@@ -96,3 +128,26 @@ def main(argv: list[str] | None = None) -> int:
     code = app.exec()
     save_settings(getattr(window, "closed_settings", window.settings))
     return code
+
+
+def _render_and_exit(app: Any, window: Any, screenshot: Path | None, plots: list[tuple[str, Path]]) -> int:
+    """--screenshot and --export-plot: draw without showing anything, write the PNGs, exit 0 if all were written."""
+    from PySide6.QtCore import Qt
+
+    from advisor.ui import export
+
+    ok = True
+    if screenshot is not None:
+        window.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
+        window.show()
+        app.processEvents()
+        if not window.grab().save(str(screenshot), "PNG"):
+            print(f"llm-speed-advisor: error: {screenshot}: cannot write the screenshot", file=sys.stderr)
+            ok = False
+    for axis, path in plots:
+        try:
+            export.save_png(export.plot_image(axis, window.store.snapshot), path)
+        except export.ExportError as err:
+            print(f"llm-speed-advisor: error: {err}", file=sys.stderr)
+            ok = False
+    return 0 if ok else 1

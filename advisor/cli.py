@@ -72,6 +72,8 @@ FLAGS: tuple[Flag, ...] = (
     Flag("--engine", "workload", "engine", str, "llama.cpp, vllm or mlx"),
     Flag("--gpu-layers", "workload", "gpu_layers", int, "force N layers on the GPU (llama.cpp -ngl)"),
     Flag("--offload", "workload", "offload", str, "what leaves fast memory first: layers or experts"),
+    Flag("--n-cpu-moe", "workload", "cpu_moe_layers", int,
+         "keep the MoE experts of the first N layers in host RAM (llama.cpp --n-cpu-moe)"),
     Flag("--prefill-rate", "workload", "prefill_rate", float, "measured prefill tok/s instead of the estimate"),
     Flag("--overhead", "workload", "overhead_gb", float, "runtime memory besides weights and KV, GB"),
     Flag("--threshold", "workload", "interactive_tok_s", float, "interactive threshold, tok/s"),
@@ -174,6 +176,35 @@ JSON_KEYS = ("decode_tok_s", "decode_low_tok_s", "decode_high_tok_s", "decode_ce
              "exceeds_ceiling", "interactive_class", "interactive")
 
 
+def _gguf_placeholder(s: Scenario) -> str:
+    name = "-".join(part for part in (s.model.name, s.quant.name) if part)
+    slug = "".join(ch if ch.isalnum() or ch in ".-_" else "-" for ch in name).strip("-") or "model"
+    return f"<{slug}.gguf>"
+
+
+def llama_bench_command(s: Scenario, r: Result) -> str:
+    """The llama.cpp command that measures this scenario on the user's machine.
+
+    One stream: llama-bench (-p prompt, -n output, -d context already in the cache, -ngl layers on
+    the GPU, -b llama.cpp's logical batch). Several streams: llama-bench measures one stream only,
+    so llama-batched-bench (-npp prompt, -ntg output, -npl streams) is the tool."""
+    w = s.workload
+    all_on_gpu = r.fits or r.layers_on_device >= r.layers
+    layers = w.gpu_layers if w.gpu_layers is not None else (99 if all_on_gpu else r.layers_on_device)
+    extra = ""
+    if w.cpu_moe_layers is not None:
+        extra += f" -ncmoe {w.cpu_moe_layers}"
+    if w.kv_cache.value in ("q8_0", "q4_0"):
+        extra += f" -ctk {w.kv_cache.value} -ctv {w.kv_cache.value} -fa 1"
+    model = _gguf_placeholder(s)
+    if w.streams > 1:
+        ctx = w.streams * (w.context + w.prompt_tokens + w.output_tokens) + 256
+        return (f"llama-batched-bench -m {model} -c {ctx} -npp {max(w.context, w.prompt_tokens)} "
+                f"-ntg {w.output_tokens} -npl {w.streams} -ngl {layers}{extra}")
+    return (f"llama-bench -m {model} -p {w.prompt_tokens} -n {w.output_tokens} -d {w.context} "
+            f"-ngl {layers} -b 2048{extra}")
+
+
 def result_json(s: Scenario, r: Result) -> dict[str, Any]:
     out = {k: getattr(r, k) for k in JSON_KEYS}
     out["interactive_class"] = r.interactive_class.value if r.interactive_class else "does_not_run"
@@ -181,6 +212,7 @@ def result_json(s: Scenario, r: Result) -> dict[str, Any]:
                        "context": s.workload.context, "streams": s.workload.streams}
     out["notes"] = list(r.notes)
     out["steps"] = [f"{st.label}: {st.text}" for st in r.steps]
+    out["llama_bench"] = llama_bench_command(s, r)
     return out
 
 
@@ -206,14 +238,78 @@ def result_text(s: Scenario, r: Result) -> str:
     if r.notes:
         lines.append("")
         lines += [f"  note: {n}" for n in r.notes]
+    lines += ["", f"Check it:   {llama_bench_command(s, r)}"]
     return "\n".join(lines)
 
 
 def cmd_estimate(args: argparse.Namespace, catalog: Catalog) -> int:
+    if args.many is not None:
+        return estimate_many(args, catalog)
     s = scenario_from_args(args, catalog)
     r = evaluate(s)
     print(json.dumps(result_json(s, r), indent=2) if args.json else result_text(s, r))
     return 0
+
+
+class _LineError(Exception):
+    pass
+
+
+class _LineParser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise _LineError(message)
+
+
+def _line_parser() -> argparse.ArgumentParser:
+    p = _LineParser(prog="estimate --many", add_help=False)
+    add_scenario_flags(p)
+    return p
+
+
+def _line_args(obj: Any, parser: argparse.ArgumentParser, defaults: argparse.Namespace) -> argparse.Namespace:
+    """One JSON object (keys = long flag names, with - or _) as parsed flags; the command line's
+    own flags fill in whatever the line leaves out."""
+    if not isinstance(obj, dict):
+        raise _LineError("expected a JSON object whose keys are long flag names")
+    argv: list[str] = []
+    for key, value in obj.items():
+        flag = "--" + str(key).lstrip("-").replace("_", "-")
+        if value is None:
+            continue
+        if isinstance(value, (bool, list, dict)):
+            raise _LineError(f"{flag}: expected a number or a string")
+        argv += [flag, str(value)]
+    ns = parser.parse_args(argv)
+    for k, v in vars(defaults).items():
+        if k in vars(ns) and getattr(ns, k) is None:
+            setattr(ns, k, v)
+    return ns
+
+
+def estimate_many(args: argparse.Namespace, catalog: Catalog) -> int:
+    """One JSON object per input line in, one JSON result per line out, in one process. A bad line
+    gives {"line": n, "error": ...} and the rest still run; the exit code is then 1."""
+    path = args.many
+    try:
+        stream = sys.stdin if path == "-" else open(path, encoding="utf-8")
+    except OSError as err:
+        raise CliError(f"--many: cannot read {path}: {err.strerror or err}") from None
+    parser = _line_parser()
+    failed = 0
+    with stream:
+        for n, text in enumerate(stream, start=1):
+            if not text.strip():
+                continue
+            try:
+                ns = _line_args(json.loads(text), parser, args)
+                s = scenario_from_args(ns, catalog)
+                out: dict[str, Any] = {"line": n, **result_json(s, evaluate(s))}
+            except json.JSONDecodeError as err:
+                out, failed = {"line": n, "error": f"not JSON: {err.msg}"}, failed + 1
+            except (_LineError, CliError) as err:
+                out, failed = {"line": n, "error": str(err)}, failed + 1
+            print(json.dumps(out))
+    return 1 if failed else 0
 
 
 def quant_pool(catalog: Catalog, which: str) -> list[tuple[str, Any]]:
@@ -260,6 +356,9 @@ def build_parser() -> argparse.ArgumentParser:
     est = sub.add_parser("estimate", help="decode, prefill, latency and memory for one scenario")
     add_scenario_flags(est)
     est.add_argument("--json", action="store_true", help="print one JSON object")
+    est.add_argument("--many", metavar="FILE",
+                     help="one scenario per line (JSON object, keys = long flag names; - reads stdin); "
+                          "prints one JSON result per line")
     est.set_defaults(run=cmd_estimate)
 
     rec = sub.add_parser("recommend", help="largest model and quant that fits and stays interactive")
@@ -288,6 +387,8 @@ def extra_commands() -> list[Callable[[Any], None]]:
         hooks.append(add_commands)
     except ImportError:
         pass
+    from advisor.validation.commands import add_commands as add_validation
+    hooks.append(add_validation)
     from advisor.ui.plot_command import add_commands as add_plot_command  # Qt loads only when it runs
 
     hooks.append(add_plot_command)

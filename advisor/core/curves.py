@@ -8,8 +8,8 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from advisor.core.efficiency import default_eta
-from advisor.core.inputs import build_inputs, decode_eta
+from advisor.core.calibration import terms_for
+from advisor.core.inputs import build_inputs
 from advisor.core.roofline import Inputs, solve
 from advisor.core.scenario import Scenario
 from advisor.core.units import GB
@@ -99,10 +99,9 @@ def curve(scenario: Scenario, axis: Axis, x: NDArray[np.float64] | None = None, 
     xs = default_range(scenario, axis, n) if x is None else np.asarray(x, dtype=float)
     inp = axis_inputs(scenario, axis, xs)
     out = solve(inp)
-    eta = decode_eta(scenario)
-    band = default_eta(scenario.hardware.kind, scenario.workload.engine)
-    low = solve(replace(inp, fast_eta=inp.fast_eta * band.low / eta)).decode
-    high = solve(replace(inp, fast_eta=inp.fast_eta * band.high / eta)).decode
+    # The band is the spread the validation found for this class and engine (measured ÷ predicted).
+    lo, hi = terms_for(scenario.hardware.kind, scenario.workload.engine).decode.band
+    low, high = out.decode * lo, out.decode * hi
     full = np.ones_like(xs)
     fits = out.fits * full > 0
     runs = out.runs * full > 0

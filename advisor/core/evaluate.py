@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 
-from advisor.core.efficiency import default_eta
+from advisor.core.calibration import terms_for
 from advisor.core.feel import FEEL_TEXT, feel
-from advisor.core.fmt import num, pct
+from advisor.core.fmt import num
 from advisor.core.inputs import build_inputs, decode_eta
 from advisor.core.result import Result, Step
 from advisor.core.roofline import Inputs, Outputs, attention_flops, solve
@@ -35,12 +33,86 @@ def crossover_batch(inp: Inputs) -> float | None:
     return (weights / _f(inp.fast_bw)) / denom
 
 
-def _band(scenario: Scenario, inp: Inputs, eta: float) -> tuple[float, float]:
-    """Decode at the low and high end of the class's realistic η range, scaled like the chosen η."""
-    d = default_eta(scenario.hardware.kind, scenario.workload.engine)
-    lo = solve(replace(inp, fast_eta=_f(inp.fast_eta) * d.low / eta))
-    hi = solve(replace(inp, fast_eta=_f(inp.fast_eta) * d.high / eta))
-    return _f(lo.decode), _f(hi.decode)
+def decode_band(scenario: Scenario) -> tuple[float, float]:
+    """measured ÷ predicted decode at the 10th and 90th percentile, as the validation found it for
+    the scenario's hardware class and engine (advisor.core.calibration)."""
+    return terms_for(scenario.hardware.kind, scenario.workload.engine).decode.band
+
+
+def _band(scenario: Scenario, decode: float) -> tuple[float, float]:
+    lo, hi = decode_band(scenario)
+    return decode * lo, decode * hi
+
+
+def _realistic_text(s: Scenario, inp: Inputs, out: Outputs, eta: float) -> str:
+    """The realistic decode step, term by term, adding up to the tok/s shown."""
+    hw = s.hardware
+    def ms(t: float) -> str:
+        return f"{num(t * MS_PER_S)} ms"
+
+    fast_eta = _f(inp.fast_eta)
+    bw = _f(inp.fast_bw) / GB
+    kv = _f(out.fast_kv)
+    weights = _f(out.fast_read) - kv
+    eta_text = f"η {eta:.2f}"
+    if hw.scaling_efficiency < 1:
+        eta_text += f" × {hw.scaling_efficiency:.2f} multi-device scaling"
+    parts = []
+    if weights > 0:
+        t_w = weights / (bw * GB * fast_eta)
+        parts.append(f"{num(weights / GB)} GB ÷ ({num(bw)} GB/s × {eta_text}) = {ms(t_w)}")
+    if kv > 0:
+        factor = _f(inp.kv_factor)
+        kv_t = factor * kv / (bw * GB * fast_eta)
+        scaled = f" × {factor:.2f}" if factor != 1 else ""
+        parts.append(f"KV {num(kv / GB)} GB{scaled} at the same rate = {ms(kv_t)}")
+    host = _f(out.host_read)
+    if host > 0:
+        hbw, heta = _f(inp.host_bw) / GB, _f(inp.host_eta)
+        t_h = host / (hbw * GB * heta)
+        parts.append(f"host {num(host / GB)} GB ÷ ({num(hbw)} GB/s × η {heta:.2f}) = {ms(t_h)}")
+    dq = _f(out.t_dequant)
+    if dq > 0:
+        flop = _f(inp.dequant_flops) * hw.scaling_efficiency
+        parts.append(f"unpacking {num(weights / _f(inp.bytes_per_weight) / 1e9)} B quantized weights × "
+                     f"{num(flop)} FLOP ÷ {num(hw.fp16_tflops)} TFLOPS = {ms(dq)}")
+    t_streams = _f(out.t_streams)
+    if t_streams > 0:
+        parts.append(f"{s.workload.streams - 1} more streams × {ms(_f(inp.stream_time))} = {ms(t_streams)}")
+    mem = _f(out.t_mem) + dq + t_streams
+    compute = _f(out.t_compute)
+    if compute > mem:
+        body = f"compute {ms(compute)} per step (longer than memory {ms(mem)})"
+        parts = [body]
+    else:
+        body = " + ".join(parts) if parts else ms(mem)
+    token = _f(out.t_token)
+    if token > 0:
+        body += f" + {ms(token)} fixed per step"
+    step = max(mem, compute) + token
+    total = f" = {ms(step)} per step" if (len(parts) > 1 or token > 0) else " per step"
+    return f"{body}{total} → {num(_f(out.decode_plain))} tok/s per stream"
+
+
+def _prefill_text(s: Scenario, inp: Inputs, out: Outputs) -> str:
+    """Prefill per token: weight matmuls at η_c (× the quantized and MoE factors) plus attention at η_c."""
+    hw, w = s.hardware, s.workload
+    eta = _f(inp.compute_eta)
+    factors = ""
+    if _f(inp.bytes_per_weight) < 1.99 and _f(inp.prefill_quant_eta) != 1:
+        factors += f" × {_f(inp.prefill_quant_eta):.2f} quantized"
+    if _f(inp.expert_bytes) > 0 and _f(inp.prefill_moe_eta) != 1:
+        factors += f" × {_f(inp.prefill_moe_eta):.2f} MoE"
+    start = max(w.context - w.prompt_tokens, 0)
+    attn = _f(attention_flops(inp, start + w.prompt_tokens / 2))
+    alpha = _f(inp.prefill_attn_factor)
+    text = (f"{num(2 * _f(inp.active_params) / 1e9)} GFLOP/token at η {eta:.2f}{factors}"
+            + (f" + attention {num(attn / 1e9)} GFLOP/token" + (f" × {alpha:.2f}" if alpha != 1 else "")
+               + f" at η {eta:.2f}" if attn > 0 else "")
+            + f", of {num(hw.compute_tflops)} TFLOPS = {num(_f(out.prefill))} tok/s")
+    if _f(out.host_stored) > 0:
+        text += " (host weights cross the link per 512-token batch)"
+    return text
 
 
 def evaluate(scenario: Scenario) -> Result:
@@ -113,10 +185,7 @@ def _result(s: Scenario, inp: Inputs, out: Outputs) -> Result:
             steps.append(Step(label="Decode ceiling", text=(
                 f"{num(fast_bw / GB)} GB/s ÷ {num(fast_read / GB)} GB read per step = {num(_f(out.ceiling))} tok/s ceiling"
             )))
-        realistic = f"× η {eta:.2f}" + (f" × {hw.scaling_efficiency:.2f} multi-device scaling" if hw.scaling_efficiency < 1 else "")
-        if host_read > 0:
-            realistic += f" (host pool at η {_f(inp.host_eta):.2f})"
-        steps.append(Step(label="Decode realistic", text=f"{realistic} → {num(_f(out.decode_plain))} tok/s per stream"))
+        steps.append(Step(label="Decode realistic", text=_realistic_text(s, inp, out, eta)))
     compute_bound = bool(_f(out.t_compute) > _f(out.t_mem))
     if compute_bound and runs:
         notes.append("Compute-bound: the batch's arithmetic takes longer than reading the weights.")
@@ -142,11 +211,7 @@ def _result(s: Scenario, inp: Inputs, out: Outputs) -> Result:
         if w.prefill_rate is not None:
             steps.append(Step(label="Prefill", text=f"measured {num(w.prefill_rate)} tok/s"))
         else:
-            steps.append(Step(label="Prefill", text=(
-                f"η {_f(inp.compute_eta):.2f} × {num(hw.compute_tflops)} TFLOPS ÷ "
-                f"{num(2 * _f(inp.active_params) / 1e9)} GFLOP/token (+ attention) = {num(prefill or 0)} tok/s"
-                + (" (host weights cross the link per 512-token batch)" if host_stored > 0 else "")
-            )))
+            steps.append(Step(label="Prefill", text=_prefill_text(s, inp, out)))
 
     ttft = itl = response = rph = aggregate = None
     if runs and decode and prefill:
@@ -166,8 +231,12 @@ def _result(s: Scenario, inp: Inputs, out: Outputs) -> Result:
             )))
 
     low = high = None
-    if runs:
-        low, high = _band(s, inp, eta)
+    if runs and decode is not None:
+        low, high = _band(s, decode)
+        lo, hi = decode_band(s)
+        steps.append(Step(label="Band", text=(
+            f"measured ÷ predicted ran {lo:.2f}–{hi:.2f} (10th–90th percentile) for "
+            f"{s.hardware.kind.value} with {w.engine.value} in the validation → {num(low)}–{num(high)} tok/s")))
     cls = feel(decode, w.feel_thresholds) if decode is not None else None
     if cls is not None:
         steps.append(Step(label="Feel", text=f"{num(decode or 0)} tok/s per stream: {FEEL_TEXT[cls]}"))

@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from advisor.core.efficiency import HOST_ETA, Engine, default_eta
+from advisor.core.calibration import CALIBRATION, Calibration, ClassTerms, terms_for
+from advisor.core.efficiency import Engine
 from advisor.core.kv import kv_shape
 from advisor.core.model import ModelArch
 from advisor.core.quant import KVPrecision
@@ -34,14 +35,61 @@ def split_params(model: ModelArch) -> tuple[float, float, float]:
     return 0.0, total, active / total
 
 
-def decode_eta(scenario: Scenario) -> float:
+def decode_eta(scenario: Scenario, calibration: Calibration | None = None) -> float:
+    """The decode η in use: the user's, or the fitted one for the hardware class and engine."""
     w = scenario.workload
-    return w.efficiency if w.efficiency is not None else default_eta(scenario.hardware.kind, w.engine).decode
+    if w.efficiency is not None:
+        return w.efficiency
+    return terms_for(scenario.hardware.kind, w.engine, calibration).decode.eta
 
 
-def compute_eta(scenario: Scenario) -> float:
+def compute_eta(scenario: Scenario, calibration: Calibration | None = None) -> float:
     w = scenario.workload
-    return w.compute_efficiency if w.compute_efficiency is not None else default_eta(scenario.hardware.kind, w.engine).compute
+    if w.compute_efficiency is not None:
+        return w.compute_efficiency
+    return terms_for(scenario.hardware.kind, w.engine, calibration).prefill.eta
+
+
+def calibrated_fields(eta: Any, compute: Any, scaling: Any, speedup: Any = 1.0, *, token_ms: Any = 0.0,
+                      kv_factor: Any = 1.0, dequant_flop: Any = 0.0, stream_ms: Any = 0.0,
+                      quant_factor: Any = 1.0, attn_factor: Any = 1.0, moe_factor: Any = 1.0) -> dict[str, Any]:
+    """The realistic-speed terms as roofline input fields (scalars or arrays alike; the validation
+    fitter calls this with one value per measurement).
+
+    Tensor split: `scaling` is the realized share of the summed bandwidth and compute, `speedup`
+    the single-stream multiple over one device; the fixed and unpacking times shrink by the same
+    multiple, so N devices make the whole realistic step exactly `speedup` times faster."""
+    return dict(
+        fast_eta=eta * scaling,
+        compute_eta=compute * scaling,
+        token_time=token_ms / 1000.0 / speedup,
+        kv_factor=kv_factor,
+        dequant_flops=dequant_flop / scaling,
+        stream_time=stream_ms / 1000.0 / speedup,
+        prefill_quant_eta=quant_factor,
+        prefill_attn_factor=attn_factor,
+        prefill_moe_eta=moe_factor,
+    )
+
+
+def realistic_fields(scenario: Scenario, calibration: Calibration | None = None) -> dict[str, Any]:
+    """Fitted terms for the scenario's class and engine. An explicit η switches the decode overhead
+    terms off (plain η × ceiling); an explicit compute η does the same for prefill."""
+    w, hw = scenario.workload, scenario.hardware
+    t: ClassTerms = terms_for(hw.kind, w.engine, calibration)
+    d, p = t.decode, t.prefill
+    plain_decode = w.efficiency is not None
+    plain_prefill = w.compute_efficiency is not None
+    return calibrated_fields(
+        decode_eta(scenario, calibration), compute_eta(scenario, calibration), hw.scaling_efficiency, hw.speedup,
+        token_ms=0.0 if plain_decode else d.token_ms,
+        kv_factor=1.0 if plain_decode else d.kv_factor,
+        dequant_flop=0.0 if plain_decode else d.dequant_flop,
+        stream_ms=0.0 if plain_decode else d.stream_ms,
+        quant_factor=1.0 if plain_prefill else p.quant_factor,
+        attn_factor=1.0 if plain_prefill else p.attn_factor,
+        moe_factor=1.0 if plain_prefill else p.moe_factor,
+    )
 
 
 def model_terms(model: ModelArch, kv_cache: KVPrecision) -> dict[str, float]:
@@ -71,10 +119,13 @@ def model_terms(model: ModelArch, kv_cache: KVPrecision) -> dict[str, float]:
     )
 
 
-def build_inputs(scenario: Scenario, **overrides: Any) -> Inputs:
-    """All roofline inputs for a scenario; `overrides` replaces any field, e.g. context=np.array(...)."""
+def build_inputs(scenario: Scenario, calibration: Calibration | None = None, **overrides: Any) -> Inputs:
+    """All roofline inputs for a scenario; `overrides` replaces any field, e.g. context=np.array(...).
+
+    `calibration` picks the realistic-speed model (default: the fitted one; the validation passes
+    calibration.FLAT for the flat-η baseline)."""
     hw, w = scenario.hardware, scenario.workload
-    eta = decode_eta(scenario)
+    cal = calibration or CALIBRATION
     streams_weights = w.engine is Engine.VLLM  # vLLM's CPU offload streams weights over the link each step
     host_bw = hw.host_bandwidth_gbps * GB
     if streams_weights:
@@ -82,13 +133,11 @@ def build_inputs(scenario: Scenario, **overrides: Any) -> Inputs:
     spec = w.speculative
     fields: dict[str, Any] = dict(
         fast_bw=hw.fast_bandwidth_gbps * GB,
-        fast_eta=eta * hw.scaling_efficiency,
         host_bw=host_bw,
-        host_eta=HOST_ETA,
+        host_eta=cal.host_eta,
         fast_cap=max(hw.fast_capacity_gb - w.overhead_gb, 0.0) * GB,
         host_cap=hw.host_capacity_gb * GB,
         flops=hw.compute_tflops * TFLOPS,
-        compute_eta=compute_eta(scenario) * hw.scaling_efficiency,
         link_bw=hw.host_link_gbps * GB,
         context=float(w.context),
         hold_tokens=float(w.context + w.output_tokens),
@@ -100,7 +149,10 @@ def build_inputs(scenario: Scenario, **overrides: Any) -> Inputs:
         draft_length=float(spec.draft_length),
         acceptance=spec.acceptance,
         prefill_rate=w.prefill_rate if w.prefill_rate is not None else math.nan,
+        cpu_moe_layers=float(w.cpu_moe_layers) if w.cpu_moe_layers is not None else math.nan,
+        expert_spread=cal.expert_spread,
     )
+    fields.update(realistic_fields(scenario, cal))
     fields.update(weight_bytes(model_terms(scenario.model, w.kv_cache), scenario.quant.bytes_per_weight))
     fields.update(overrides)
     return Inputs(**fields)
@@ -111,4 +163,5 @@ def weight_bytes(terms: dict[str, Any], bytes_per_weight: Any) -> dict[str, Any]
     out = {k: v for k, v in terms.items() if k not in ("dense_params", "expert_params")}
     out["dense_bytes"] = terms["dense_params"] * bytes_per_weight
     out["expert_bytes"] = terms["expert_params"] * bytes_per_weight
+    out["bytes_per_weight"] = bytes_per_weight
     return out

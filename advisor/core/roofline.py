@@ -53,6 +53,18 @@ class Inputs:
     draft_length: Num
     acceptance: Num
     prefill_rate: Num  # measured tok/s; NaN uses the compute estimate
+    # MoE experts of this many layers forced into host memory (llama.cpp --n-cpu-moe); NaN: none
+    cpu_moe_layers: Num = float("nan")
+    # realistic-speed terms (advisor.core.calibration explains each; the defaults are the plain roofline)
+    bytes_per_weight: Num = 2.0  # of the weights; below 2 (16 bits) they are quantized
+    token_time: Num = 0.0  # s added to every decode step (launches, sync, sampling)
+    kv_factor: Num = 1.0  # KV bytes in fast memory cost this many times their size
+    dequant_flops: Num = 0.0  # FLOP per quantized weight read from fast memory, at the FP16 peak
+    stream_time: Num = 0.0  # s added to the step for each stream beyond the first
+    expert_spread: Num = 1.0  # γ: B streams route like B^γ independent tokens
+    prefill_quant_eta: Num = 1.0  # multiplies compute_eta for quantized weights
+    prefill_attn_factor: Num = 1.0  # attention FLOP in prefill cost this many times their count
+    prefill_moe_eta: Num = 1.0  # multiplies compute_eta for MoE models
 
 
 @dataclass(frozen=True)
@@ -65,8 +77,12 @@ class Outputs:
     host_stored: NDArray[np.float64]  # bytes placed in host memory
     layers_on_device: NDArray[np.float64]
     fast_read: NDArray[np.float64]  # bytes read per step from fast memory
+    fast_kv: NDArray[np.float64]  # of which KV cache
     host_read: NDArray[np.float64]  # bytes read per step from host memory
-    t_mem: NDArray[np.float64]  # s per step, realistic
+    t_mem: NDArray[np.float64]  # s per step reading memory, realistic (η, KV factor, host η)
+    t_dequant: NDArray[np.float64]  # s per step unpacking quantized weights
+    t_streams: NDArray[np.float64]  # s per step for the streams beyond the first
+    t_token: NDArray[np.float64]  # s fixed per step
     t_mem_ceiling: NDArray[np.float64]  # s per step at η = 1
     t_compute: NDArray[np.float64]  # s per step, realistic
     decode: NDArray[np.float64]  # tok/s per stream, realistic (speculation included)
@@ -81,11 +97,12 @@ def _a(x: Num) -> NDArray[np.float64]:
     return np.asarray(x, dtype=float)
 
 
-def expert_read_share(expert_share: Num, streams: Num) -> NDArray[np.float64]:
+def expert_read_share(expert_share: Num, streams: Num, spread: Num = 1.0) -> NDArray[np.float64]:
     """Share of all expert weights one step reads: each of B streams routes to k of n experts, so
-    the step touches n·(1 − (1 − k/n)^B) of them (k of n at batch 1; all of them at large batch)."""
+    the step touches n·(1 − (1 − k/n)^(B^γ)) of them (k of n at batch 1; all of them at large
+    batch). γ = 1 is independent routing; measured batches touch fewer (γ < 1)."""
     share = _a(expert_share)
-    return 1.0 - (1.0 - share) ** _a(streams)
+    return 1.0 - (1.0 - share) ** (_a(streams) ** _a(spread))
 
 
 def kv_per_stream(kv_full: Num, kv_window: Num, window: Num, tokens: Num) -> NDArray[np.float64]:
@@ -138,6 +155,20 @@ def place(inp: Inputs) -> tuple[NDArray[np.float64], ...]:
     dense_host = np.where(use_experts, dense_host_e, layer_host)
     expert_host = np.where(use_experts, exp_host_e, layer_host)
     on_device = np.where(use_experts, np.where(dense_fits, layers, dense_layers), on_device)
+
+    # --n-cpu-moe N: the experts of the first N layers stay in host memory whatever else happens; the
+    # remaining layers are placed as usual (forced, or as many as fit in what the pinned experts free).
+    cmoe = _a(inp.cpu_moe_layers)
+    has_cmoe = ~np.isnan(cmoe) & (experts > 0)
+    cm_share = np.clip(np.nan_to_num(cmoe), 0, layers) / layers
+    rest_per_layer = (footprint - cm_share * experts) / layers
+    cm_fit = np.clip(np.floor(np.divide(cap, rest_per_layer, out=np.full_like(rest_per_layer * cap, np.inf),
+                                        where=rest_per_layer > 0)), 0, layers)
+    cm_on = np.where(has_forced, np.minimum(np.nan_to_num(forced), layers), cm_fit)
+    cm_layer_host = (layers - cm_on) / layers
+    dense_host = np.where(has_cmoe, cm_layer_host, dense_host)
+    expert_host = np.where(has_cmoe, np.maximum(cm_layer_host, cm_share), expert_host)
+    on_device = np.where(has_cmoe, cm_on, on_device)
     return dense_host, expert_host, on_device, kv_hold, footprint
 
 
@@ -149,22 +180,33 @@ def solve(inp: Inputs) -> Outputs:
     fits = (dense_host == 0) & (expert_host == 0)
 
     kv_read = streams * kv_per_stream(inp.kv_full, inp.kv_window, inp.window, inp.context)
-    expert_read = _a(inp.expert_bytes) * expert_read_share(inp.expert_share, streams)
+    expert_read = _a(inp.expert_bytes) * expert_read_share(inp.expert_share, streams, inp.expert_spread)
     dense_read = _a(inp.dense_bytes) + kv_read
-    fast_read = (1 - dense_host) * dense_read + (1 - expert_host) * expert_read
+    fast_weights = (1 - dense_host) * _a(inp.dense_bytes) + (1 - expert_host) * expert_read
+    fast_kv = (1 - dense_host) * kv_read
+    fast_read = fast_weights + fast_kv
     host_read = dense_host * dense_read + expert_host * expert_read
 
     fast_bw = _a(inp.fast_bw)
     host_bw = _a(inp.host_bw)
-    t_mem = fast_read / (fast_bw * _a(inp.fast_eta)) + host_read / (host_bw * _a(inp.host_eta))
+    fast_eta = _a(inp.fast_eta)
+    t_mem = ((fast_weights + _a(inp.kv_factor) * fast_kv) / (fast_bw * fast_eta)
+             + host_read / (host_bw * _a(inp.host_eta)))
     t_mem_ceiling = fast_read / fast_bw + host_read / host_bw
 
     flops = _a(inp.flops)
+    bpw = _a(inp.bytes_per_weight)
+    quantized = bpw < 1.99
+    t_dequant = np.where(quantized, fast_weights / bpw * _a(inp.dequant_flops) / flops, 0.0)
+    t_token = _a(inp.token_time) * np.ones_like(t_mem)
     per_token_flops = 2.0 * _a(inp.active_params) + attention_flops(inp, inp.context)
     t_compute = streams * per_token_flops / (flops * _a(inp.compute_eta))
     t_compute_ceiling = streams * per_token_flops / flops
+    # Batched decode below the crossover is not quite free: each extra stream adds its own per-sequence
+    # work (sampling, bookkeeping, small kernels) to the step.
+    t_streams = np.maximum(streams - 1, 0) * _a(inp.stream_time)
 
-    step = np.maximum(t_mem, t_compute)
+    step = np.maximum(t_mem + t_dequant + t_streams, t_compute) + t_token
     decode_plain = 1.0 / step
     ceiling = 1.0 / np.maximum(t_mem_ceiling, t_compute_ceiling)
 
@@ -174,16 +216,21 @@ def solve(inp: Inputs) -> Outputs:
     k = _a(inp.draft_length)
     alpha = _a(inp.acceptance)
     tokens_per_pass = np.where(draft > 0, (1 - alpha ** (k + 1)) / (1 - alpha), 1.0)
-    t_draft = draft / (fast_bw * _a(inp.fast_eta))
-    t_verify = np.maximum(t_mem, t_compute * (k + 1))
+    t_draft = draft / (fast_bw * fast_eta) + t_token  # each draft step is a forward pass of its own
+    t_verify = np.maximum(t_mem + t_dequant + t_streams, t_compute * (k + 1)) + t_token
     spec = tokens_per_pass / (k * t_draft + t_verify)
     decode = np.where(draft > 0, spec, decode_plain)
 
     # Prefill: compute-bound; tokens of the prompt sit on average halfway into it.
     prompt = _a(inp.prompt)
     start = np.maximum(_a(inp.context) - prompt, 0)
-    prefill_flops = 2.0 * _a(inp.active_params) + attention_flops(inp, start + prompt / 2)
-    t_prefill = prompt * prefill_flops / (flops * _a(inp.compute_eta))
+    # Weight matmuls realize η_c (less for quantized weights and for MoE experts, which see few tokens
+    # each); attention realizes η_c at α times its FLOP count.
+    compute_eta = _a(inp.compute_eta)
+    matmul_eta = (compute_eta * np.where(quantized, _a(inp.prefill_quant_eta), 1.0)
+                  * np.where(_a(inp.expert_bytes) > 0, _a(inp.prefill_moe_eta), 1.0))
+    attn = _a(inp.prefill_attn_factor) * attention_flops(inp, start + prompt / 2)
+    t_prefill = prompt * (2.0 * _a(inp.active_params) / matmul_eta + attn / compute_eta) / flops
     # Weights left in host memory cross the link once per micro-batch.
     ubatches = np.ceil(np.maximum(prompt, 1) / PREFILL_UBATCH)
     t_prefill = t_prefill + ubatches * host_stored / _a(inp.link_bw)
@@ -202,8 +249,12 @@ def solve(inp: Inputs) -> Outputs:
         host_stored=host_stored,
         layers_on_device=on_device,
         fast_read=fast_read,
+        fast_kv=fast_kv,
         host_read=host_read,
         t_mem=t_mem,
+        t_dequant=t_dequant,
+        t_streams=t_streams * np.ones_like(t_mem),
+        t_token=t_token,
         t_mem_ceiling=t_mem_ceiling,
         t_compute=t_compute,
         decode=decode,

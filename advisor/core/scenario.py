@@ -50,6 +50,9 @@ class Workload(Frozen):
                                                               "layers, or only MoE experts (llama.cpp --n-cpu-moe)")
     gpu_layers: int | None = Field(None, ge=0, le=1000, title="GPU layers",
                                    description="Force N layers on the GPU (llama.cpp -ngl); empty fits as many as possible")
+    cpu_moe_layers: int | None = Field(None, ge=0, le=1000, title="CPU MoE layers",
+                                       description="Keep the MoE experts of the first N layers in host RAM "
+                                                   "(llama.cpp --n-cpu-moe); empty lets placement decide")
     prefill_rate: float | None = Field(None, gt=0, le=1e9, title="Measured prefill", json_schema_extra={"unit": "tok/s"},
                                        description="A measured prefill rate instead of the compute estimate")
     overhead_gb: float = Field(1.0, ge=0, le=10_000, title="Runtime overhead", json_schema_extra={"unit": "GB"},

@@ -1,0 +1,326 @@
+"""Fit the realistic-speed terms (advisor.core.calibration) to measurements, with numpy only.
+
+The fit runs the production roofline: all cases are stacked into one Inputs, the candidate terms
+are written into its realistic-speed fields (the same `calibrated_fields` the app uses), and one
+`solve` predicts every row. Levenberg–Marquardt minimises a soft-L1 loss on log(predicted ÷
+measured), so a few rows from old engine builds cannot drag the fit; parameters are kept in range
+by transforms (a logistic for shares, an exponential for positive terms) plus a weak pull to
+their physical defaults where the data say little.
+
+Which terms are free depends on the data: a class × engine group needs `MIN_ROWS` rows of a test
+to get its own η (and t₀); class-wide terms (κ, d, η_batch, q, α) need rows that show them
+(contexts that vary, quantized and 16-bit weights, batches); MoE and host terms are shared by all
+groups. Everything else keeps the base calibration's value (the flat defaults)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from advisor.core.calibration import FLAT, Calibration, ClassTerms, DecodeTerms, PrefillTerms
+from advisor.core.efficiency import Engine
+from advisor.core.hardware import HardwareClass
+from advisor.core.inputs import calibrated_fields
+from advisor.core.roofline import Inputs, solve
+from advisor.validation.data import Case
+from advisor.validation.predict import case_inputs, measured_quantity
+
+MIN_ROWS = 8  # rows a group needs before it gets terms of its own
+LOSS_SCALE = 0.15  # soft-L1 knee in log units (~16 %): errors beyond it count linearly
+PRIOR_WEIGHT = 0.02  # pull of each parameter toward its default, in transformed units
+BAND_QUANTILES = (10.0, 90.0)
+BAND_MIN_ROWS = 30
+
+Group = tuple[HardwareClass, Engine]
+Transform = Literal["share", "positive"]
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    term: str  # DecodeTerms / PrefillTerms attribute, or "host_eta" / "expert_spread"
+    groups: tuple[Group, ...]  # where it applies; () = global
+    transform: Transform
+    default: float
+    lo: float
+    hi: float
+
+    def value(self, x: float) -> float:
+        if self.transform == "share":
+            return self.lo + (self.hi - self.lo) / (1.0 + np.exp(-x))
+        return float(np.clip(self.default * np.exp(x), self.lo, self.hi))
+
+    def start(self) -> float:
+        if self.transform == "share":
+            p = (self.default - self.lo) / (self.hi - self.lo)
+            p = min(max(p, 1e-3), 1 - 1e-3)
+            return float(np.log(p / (1 - p)))
+        return 0.0
+
+
+@dataclass(frozen=True)
+class FitResult:
+    calibration: Calibration
+    values: dict[str, float]  # fitted parameter values by name
+    decode_rows: int
+    prefill_rows: int
+    cost: float
+
+
+def _group(c: Case) -> Group:
+    return (c.hw_class, c.engine)
+
+
+def soft_l1(r: NDArray[np.float64], scale: float = LOSS_SCALE) -> NDArray[np.float64]:
+    """Residuals whose squares sum to the soft-L1 loss (quadratic near 0, linear beyond `scale`)."""
+    return np.sign(r) * scale * np.sqrt(2.0 * (np.sqrt(1.0 + (r / scale) ** 2) - 1.0))
+
+
+def levenberg_marquardt(residuals: Callable[[NDArray[np.float64]], NDArray[np.float64]], x0: NDArray[np.float64],
+                        max_iter: int = 200, tol: float = 1e-9) -> tuple[NDArray[np.float64], float]:
+    """Minimise ‖residuals(x)‖² with a forward-difference Jacobian."""
+    x = np.asarray(x0, float).copy()
+    r = residuals(x)
+    cost = float(r @ r)
+    lam = 1e-2
+    for _ in range(max_iter):
+        J = np.empty((r.size, x.size))
+        for j in range(x.size):
+            h = 1e-6 * max(1.0, abs(x[j]))
+            xp = x.copy()
+            xp[j] += h
+            J[:, j] = (residuals(xp) - r) / h
+        A, g = J.T @ J, J.T @ r
+        improved = False
+        while lam < 1e10:
+            step = np.linalg.solve(A + lam * (np.diag(np.diag(A)) + 1e-9 * np.eye(x.size)), -g)
+            xn = x + step
+            rn = residuals(xn)
+            cn = float(rn @ rn)
+            if np.isfinite(cn) and cn < cost:
+                improved = cost - cn > tol * max(cost, 1e-12)
+                x, r, cost, lam = xn, rn, cn, max(lam / 3, 1e-9)
+                break
+            lam *= 4
+        if not improved:
+            break
+    return x, cost
+
+
+# --- which parameters the data can carry --------------------------------------------------------
+
+
+def _rows(cases: Sequence[Case], test: str, where: Callable[[Case], bool] = lambda c: True) -> list[Case]:
+    return [c for c in cases if c.test == test and where(c)]
+
+
+def decode_params(train: Sequence[Case], base: Calibration, min_rows: int = MIN_ROWS) -> list[Param]:
+    tg = _rows(train, "tg")
+    fitted = sorted({_group(c) for c in tg if sum(_group(d) == _group(c) for d in tg) >= min_rows})
+    params: list[Param] = []
+    for g in fitted:
+        d = base.get(*g).decode
+        label = f"{g[0].value}/{g[1].value}"
+        params.append(Param(f"eta[{label}]", "decode.eta", (g,), "share", d.eta, 0.2, 1.0))
+        params.append(Param(f"token_ms[{label}]", "decode.token_ms", (g,), "positive", 1.0, 0.0, 50.0))
+    for kind in sorted({g[0] for g in fitted}):
+        in_class = tuple(g for g in fitted if g[0] is kind)
+        rows = [c for c in tg if _group(c) in in_class]
+        contexts = {c.scenario.workload.context for c in rows}
+        if len(contexts) >= 3:
+            params.append(Param(f"kv_factor[{kind.value}]", "decode.kv_factor", in_class, "positive", 1.0, 0.2, 8.0))
+        bits = {c.scenario.quant.bits_per_weight >= 15.9 for c in rows}
+        if bits == {True, False}:
+            params.append(Param(f"dequant_flop[{kind.value}]", "decode.dequant_flop", in_class, "positive", 2.0,
+                                0.0, 200.0))
+        if sum(c.row.batch > 1 for c in rows) >= 4:
+            params.append(Param(f"stream_ms[{kind.value}]", "decode.stream_ms", in_class, "positive", 0.5, 0.0, 20.0))
+    if sum(c.kind == "offload" for c in tg) >= min_rows:
+        params.append(Param("host_eta", "host_eta", (), "share", base.host_eta, 0.1, 1.0))
+    if sum(c.moe and c.row.batch > 1 for c in tg) >= 3:
+        params.append(Param("expert_spread", "expert_spread", (), "share", 0.8, 0.2, 1.0))
+    return params
+
+
+def prefill_params(train: Sequence[Case], base: Calibration, min_rows: int = MIN_ROWS) -> list[Param]:
+    pp = _rows(train, "pp")
+    fitted = sorted({_group(c) for c in pp if sum(_group(d) == _group(c) for d in pp) >= min_rows})
+    params: list[Param] = []
+    for g in fitted:
+        p = base.get(*g).prefill
+        params.append(Param(f"compute_eta[{g[0].value}/{g[1].value}]", "prefill.eta", (g,), "share", p.eta, 0.02, 1.0))
+    for kind in sorted({g[0] for g in fitted}):
+        in_class = tuple(g for g in fitted if g[0] is kind)
+        rows = [c for c in pp if _group(c) in in_class]
+        if {c.scenario.quant.bits_per_weight >= 15.9 for c in rows} == {True, False}:
+            params.append(Param(f"quant_factor[{kind.value}]", "prefill.quant_factor", in_class, "share", 0.8,
+                                0.1, 1.0))
+        if len({(c.row.prompt_tokens, c.row.depth) for c in rows}) >= 3:
+            params.append(Param(f"attn_factor[{kind.value}]", "prefill.attn_factor", in_class, "positive", 1.0,
+                                0.1, 20.0))
+    fitted_all = tuple(fitted)
+    if sum(c.moe for c in pp if _group(c) in fitted_all) >= 3:
+        params.append(Param("moe_factor", "prefill.moe_factor", fitted_all, "share", 0.5, 0.05, 1.0))
+    return params
+
+
+# --- parameters to calibration and to roofline fields -------------------------------------------
+
+
+def apply_params(base: Calibration, params: Sequence[Param], x: NDArray[np.float64]) -> Calibration:
+    terms = dict(base.terms)
+    host_eta, spread = base.host_eta, base.expert_spread
+    for p, xi in zip(params, x, strict=True):
+        v = p.value(float(xi))
+        if p.term == "host_eta":
+            host_eta = v
+            continue
+        if p.term == "expert_spread":
+            spread = v
+            continue
+        part, attr = p.term.split(".")
+        for g in p.groups:
+            t = terms[g]
+            if part == "decode":
+                terms[g] = replace(t, decode=replace(t.decode, **{attr: v}), fitted=True)
+            else:
+                terms[g] = replace(t, prefill=replace(t.prefill, **{attr: v}), fitted=True)
+    return replace(base, terms=terms, host_eta=host_eta, expert_spread=spread)
+
+
+def _field_arrays(cases: Sequence[Case], cal: Calibration) -> dict[str, Any]:
+    """calibrated_fields with one value per case (what build_inputs would give each scenario)."""
+    ts = [cal.get(*_group(c)) for c in cases]
+    def a(f: Callable[[ClassTerms], float]) -> NDArray[np.float64]:
+        return np.array([f(t) for t in ts], dtype=float)
+
+    scaling = np.array([c.scenario.hardware.scaling_efficiency for c in cases], dtype=float)
+    speedup = np.array([c.scenario.hardware.speedup for c in cases], dtype=float)
+    fields = calibrated_fields(
+        a(lambda t: t.decode.eta), a(lambda t: t.prefill.eta), scaling, speedup,
+        token_ms=a(lambda t: t.decode.token_ms), kv_factor=a(lambda t: t.decode.kv_factor),
+        dequant_flop=a(lambda t: t.decode.dequant_flop),
+        stream_ms=a(lambda t: t.decode.stream_ms),
+        quant_factor=a(lambda t: t.prefill.quant_factor), attn_factor=a(lambda t: t.prefill.attn_factor),
+        moe_factor=a(lambda t: t.prefill.moe_factor),
+    )
+    fields["host_eta"] = np.full(len(cases), cal.host_eta)
+    fields["expert_spread"] = np.full(len(cases), cal.expert_spread)
+    return fields
+
+
+def predict_with(cases: Sequence[Case], base_inputs: Inputs, cal: Calibration) -> NDArray[np.float64]:
+    return measured_quantity(cases, solve(replace(base_inputs, **_field_arrays(cases, cal))))
+
+
+# --- the fit ----------------------------------------------------------------------------------------
+
+
+def _fit_part(cases: Sequence[Case], measured: NDArray[np.float64], base_inputs: Inputs, base: Calibration,
+              params: Sequence[Param]) -> tuple[Calibration, float]:
+    if not params or not cases:
+        return base, 0.0
+    log_meas = np.log(measured)
+    x0 = np.array([p.start() for p in params])
+
+    def residuals(x: NDArray[np.float64]) -> NDArray[np.float64]:
+        pred = predict_with(cases, base_inputs, apply_params(base, params, x))
+        r = np.log(np.maximum(pred, 1e-12)) - log_meas
+        return np.concatenate([soft_l1(r), PRIOR_WEIGHT * (x - x0)])
+
+    x, cost = levenberg_marquardt(residuals, x0)
+    return apply_params(base, params, x), cost
+
+
+def bands(cases: Sequence[Case], measured: NDArray[np.float64], predicted: NDArray[np.float64],
+          cal: Calibration, min_rows: int = MIN_ROWS) -> Calibration:
+    """Each fitted group's band: 10th/90th percentile of measured ÷ predicted decode over its rows
+    (the class's rows when the group alone has fewer than BAND_MIN_ROWS: a handful of rows from one
+    or two sources would give a falsely narrow band)."""
+    ratio = measured / np.maximum(predicted, 1e-12)
+    tg = np.array([c.test == "tg" for c in cases])
+    terms = dict(cal.terms)
+    for g, t in cal.terms.items():
+        if not t.fitted:
+            continue
+        m = tg & np.array([_group(c) == g for c in cases])
+        if m.sum() < BAND_MIN_ROWS:
+            m = tg & np.array([c.hw_class is g[0] for c in cases])
+        if m.sum() < min_rows:
+            continue
+        lo, hi = np.percentile(ratio[m], BAND_QUANTILES)
+        terms[g] = replace(t, decode=replace(t.decode, band=(round(float(min(lo, 1.0)), 3),
+                                                             round(float(max(hi, 1.0)), 3))))
+    return replace(cal, terms=terms)
+
+
+def fit(cases: Sequence[Case], measured: NDArray[np.float64] | None = None, base: Calibration = FLAT,
+        train: NDArray[np.bool_] | None = None, min_rows: int = MIN_ROWS) -> FitResult:
+    """Fit on the `train` rows (default: the rows not held out); bands come from all rows given."""
+    cases = list(cases)
+    meas = np.array([c.measured for c in cases], float) if measured is None else np.asarray(measured, float)
+    use = np.array([not c.held_out for c in cases]) if train is None else np.asarray(train, bool)
+    tr = [c for c, u in zip(cases, use, strict=True) if u]
+    tr_meas = meas[use]
+    inputs = case_inputs(tr, base) if tr else None
+
+    cal = base
+    pp_idx = [i for i, c in enumerate(tr) if c.test == "pp"]
+    tg_idx = [i for i, c in enumerate(tr) if c.test == "tg"]
+    cost = 0.0
+    if pp_idx and inputs is not None:
+        sub = [tr[i] for i in pp_idx]
+        cal, c1 = _fit_part(sub, tr_meas[pp_idx], _take(inputs, pp_idx), cal, prefill_params(tr, base, min_rows))
+        cost += c1
+    if tg_idx and inputs is not None:
+        sub = [tr[i] for i in tg_idx]
+        cal, c2 = _fit_part(sub, tr_meas[tg_idx], _take(inputs, tg_idx), cal, decode_params(tr, base, min_rows))
+        cost += c2
+    cal = _tidy(cal)
+    counts = {g: sum(1 for c in tr if c.test == "tg" and _group(c) == g) for g in cal.terms}
+    cal = replace(cal, terms={g: (replace(t, rows=counts[g]) if t.fitted else t) for g, t in cal.terms.items()})
+    everything = case_inputs(cases, base)
+    cal = bands(cases, meas, predict_with(cases, everything, cal), cal, min_rows)
+    values = _values(cal, base)
+    return FitResult(calibration=replace(cal, name="fitted"), values=values, decode_rows=len(tg_idx),
+                     prefill_rows=len(pp_idx), cost=cost)
+
+
+def _take(inp: Inputs, idx: Sequence[int]) -> Inputs:
+    ix = np.asarray(idx, dtype=int)
+    return Inputs(**{k: np.asarray(v)[ix] for k, v in inp.__dict__.items()})
+
+
+def _tidy(cal: Calibration) -> Calibration:
+    """Round fitted values to what the data can tell (3 significant figures)."""
+    def r(v: float | None) -> float | None:
+        return None if v is None else float(f"{v:.3g}")
+
+    terms: dict[Group, ClassTerms] = {}
+    for g, t in cal.terms.items():
+        if not t.fitted:
+            terms[g] = t
+            continue
+        d, p = t.decode, t.prefill
+        terms[g] = replace(t, decode=DecodeTerms(eta=r(d.eta) or d.eta, token_ms=r(d.token_ms) or 0.0,
+                                                 kv_factor=r(d.kv_factor) or 1.0, dequant_flop=r(d.dequant_flop) or 0.0,
+                                                 stream_ms=r(d.stream_ms) or 0.0, band=d.band),
+                           prefill=PrefillTerms(eta=r(p.eta) or p.eta, quant_factor=r(p.quant_factor) or 1.0,
+                                                attn_factor=r(p.attn_factor) or 1.0, moe_factor=r(p.moe_factor) or 1.0))
+    return replace(cal, terms=terms, host_eta=float(f"{cal.host_eta:.3g}"),
+                   expert_spread=float(f"{cal.expert_spread:.3g}"))
+
+
+def _values(cal: Calibration, base: Calibration) -> dict[str, float]:
+    out: dict[str, float] = {"host_eta": cal.host_eta, "expert_spread": cal.expert_spread}
+    for (k, e), t in cal.terms.items():
+        if t.fitted:
+            for part, obj in (("decode", t.decode), ("prefill", t.prefill)):
+                for attr, v in obj.__dict__.items():
+                    if isinstance(v, float):
+                        out[f"{part}.{attr}[{k.value}/{e.value}]"] = v
+    return out

@@ -1,0 +1,41 @@
+"""Predict every case in one vectorized solve, exactly as the app does for one scenario."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import fields
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from advisor.core.calibration import Calibration
+from advisor.core.inputs import build_inputs
+from advisor.core.roofline import Inputs, Outputs, solve
+from advisor.validation.data import Case
+
+
+def stack_inputs(inputs: Sequence[Inputs]) -> Inputs:
+    """Many scenarios' inputs as one Inputs of arrays (one element per scenario)."""
+    return Inputs(**{f.name: np.array([getattr(i, f.name) for i in inputs], dtype=float) for f in fields(Inputs)})
+
+
+def case_inputs(cases: Sequence[Case], calibration: Calibration | None = None) -> Inputs:
+    return stack_inputs([build_inputs(c.scenario, calibration) for c in cases])
+
+
+def measured_quantity(cases: Sequence[Case], out: Outputs) -> NDArray[np.float64]:
+    """What each row measured, as predicted: decode per stream, aggregate decode, or prefill."""
+    tg = np.array([c.test == "tg" for c in cases])
+    agg = np.array([c.aggregate for c in cases])
+    return np.where(tg, np.where(agg, out.aggregate, out.decode), out.prefill)
+
+
+def predict(cases: Sequence[Case], calibration: Calibration | None = None, **overrides: Any) -> NDArray[np.float64]:
+    if not cases:
+        return np.zeros(0)
+    inp = case_inputs(cases, calibration)
+    if overrides:
+        from dataclasses import replace
+        inp = replace(inp, **overrides)
+    return measured_quantity(cases, solve(inp))

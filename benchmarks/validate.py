@@ -1,0 +1,96 @@
+"""Refit the realistic-speed model and report it against the held-out measurements.
+
+    .venv/bin/python benchmarks/validate.py            # fit on the training rows, print the report
+    .venv/bin/python benchmarks/validate.py --write    # ... and rewrite the FITTED block of
+                                                       #     advisor/core/calibration.py
+    .venv/bin/python benchmarks/validate.py --json     # the report as JSON
+
+The fit is deterministic (fixed split, fixed start, no randomness): running it twice writes the same
+constants. `python -m advisor.cli validate` reports the constants that are committed."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import textwrap
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from advisor.catalog.loader import shipped_catalog  # noqa: E402
+from advisor.core.calibration import Calibration  # noqa: E402
+from advisor.validation.data import load_dataset  # noqa: E402
+from advisor.validation.fit import fit  # noqa: E402
+from advisor.validation.report import build_report, report_text  # noqa: E402
+
+CALIBRATION_PY = ROOT / "advisor" / "core" / "calibration.py"
+BEGIN = "# --- FITTED: begin"
+END = "# --- FITTED: end"
+
+
+def _num(v: float | None) -> str:
+    return "None" if v is None else repr(float(v))
+
+
+def fitted_block(cal: Calibration, notes: tuple[str, ...]) -> str:
+    lines = [f"{BEGIN} (written by benchmarks/validate.py --write; edit there, not here) ---------------",
+             "FITTED_TERMS: dict[tuple[HardwareClass, Engine], ClassTerms] = {"]
+    short = {"discrete_gpu": "D", "unified": "U", "cpu": "C", "llama.cpp": "L", "vllm": "V", "mlx": "X"}
+    for (k, e), t in cal.terms.items():
+        if not t.fitted:
+            continue
+        d, p = t.decode, t.prefill
+        lines += [
+            f"    ({short[k.value]}, {short[e.value]}): ClassTerms(",
+            f"        DecodeTerms(eta={_num(d.eta)}, token_ms={_num(d.token_ms)}, kv_factor={_num(d.kv_factor)},",
+            f"                    dequant_flop={_num(d.dequant_flop)}, stream_ms={_num(d.stream_ms)},",
+            f"                    band=({_num(d.band[0])}, {_num(d.band[1])})),",
+            f"        PrefillTerms(eta={_num(p.eta)}, quant_factor={_num(p.quant_factor)}, "
+            f"attn_factor={_num(p.attn_factor)}, moe_factor={_num(p.moe_factor)}),",
+            f"        fitted=True, rows={t.rows}),",
+        ]
+    lines += ["}", f"FITTED_HOST_ETA = {_num(cal.host_eta)}", f"FITTED_EXPERT_SPREAD = {_num(cal.expert_spread)}",
+              "FITTED_NOTES: tuple[str, ...] = ("]
+    for n in notes:
+        chunks = textwrap.wrap(n, 90, drop_whitespace=False)
+        lines += [f"    {json.dumps(c, ensure_ascii=False)}" for c in chunks[:-1]]
+        lines.append(f"    {json.dumps(chunks[-1], ensure_ascii=False)},")
+    lines += [")", f"{END} -----------------------------------------------------------------------------------"]
+    return "\n".join(lines)
+
+
+def write_block(block: str, path: Path = CALIBRATION_PY) -> None:
+    text = path.read_text(encoding="utf-8")
+    pattern = re.compile(re.escape(BEGIN) + r".*?" + re.escape(END) + r"[^\n]*", re.S)
+    if not pattern.search(text):
+        raise SystemExit(f"{path}: FITTED markers not found")
+    path.write_text(pattern.sub(lambda _: block, text, count=1), encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--write", action="store_true", help="rewrite the FITTED block of advisor/core/calibration.py")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+    data = load_dataset(shipped_catalog())
+    result = fit(data.cases)
+    cal = result.calibration
+    notes = (
+        f"fitted on {result.decode_rows} decode + {result.prefill_rows} prefill rows, the training part of "
+        f"the {len(data.cases)} usable measurements",
+        "bands: 10th/90th percentile of measured ÷ predicted decode over the usable rows of the group "
+        "(of its class when the group has fewer than 30)",
+    )
+    if args.write:
+        write_block(fitted_block(cal, notes))
+        print(f"wrote the fitted terms to {CALIBRATION_PY.relative_to(ROOT)}", file=sys.stderr)
+    report = build_report(data, cal)
+    print(json.dumps(report, indent=2) if args.json else report_text(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,88 @@
+"""The fitter recovers known terms from synthetic measurements, and the shipped constants are its output."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from advisor.catalog.loader import shipped_catalog
+from advisor.core.calibration import CALIBRATION, FLAT, ClassTerms, DecodeTerms, PrefillTerms
+from advisor.core.efficiency import Engine
+from advisor.core.hardware import HardwareClass
+from advisor.validation.data import load_dataset
+from advisor.validation.fit import fit, levenberg_marquardt, soft_l1
+from advisor.validation.predict import predict
+
+D, U = (HardwareClass.DISCRETE_GPU, Engine.LLAMA_CPP), (HardwareClass.UNIFIED, Engine.LLAMA_CPP)
+
+KNOWN = replace(
+    FLAT,
+    host_eta=0.6,
+    expert_spread=0.7,
+    terms={
+        **FLAT.terms,
+        D: ClassTerms(DecodeTerms(eta=0.85, token_ms=1.5, kv_factor=1.3, dequant_flop=6.0),
+                      PrefillTerms(eta=0.6, quant_factor=0.7, attn_factor=2.0, moe_factor=0.4), fitted=True),
+        U: ClassTerms(DecodeTerms(eta=0.75, token_ms=3.0, kv_factor=1.8, dequant_flop=3.0, stream_ms=0.4),
+                      PrefillTerms(eta=0.5, quant_factor=0.8, attn_factor=1.0, moe_factor=0.4), fitted=True),
+    },
+)
+
+
+@pytest.fixture(scope="module")
+def cases() -> list:
+    data = load_dataset(shipped_catalog())
+    return [c for c in data.cases if (c.hw_class, c.engine) in (D, U)]
+
+
+def test_levenberg_marquardt_solves_a_small_problem() -> None:
+    t = np.linspace(0, 1, 20)
+    y = 2.0 * np.exp(-1.5 * t)
+    x, cost = levenberg_marquardt(lambda p: p[0] * np.exp(-p[1] * t) - y, np.array([1.0, 0.5]))
+    assert x == pytest.approx([2.0, 1.5], rel=1e-5) and cost < 1e-12
+
+
+def test_soft_l1_is_quadratic_then_linear() -> None:
+    r = np.array([0.001, 10.0])
+    out = soft_l1(r, 0.1)
+    assert out[0] == pytest.approx(0.001, rel=1e-3)
+    assert out[1] ** 2 < 10.0 ** 2 / 10  # large residuals count far less than squared
+
+
+def test_fit_recovers_known_terms(cases: list) -> None:
+    measured = predict(cases, KNOWN)
+    assert np.all(measured > 0)
+    result = fit(cases, measured=measured, train=np.ones(len(cases), bool))
+    got = result.calibration
+    for g in (D, U):
+        want, have = KNOWN.get(*g), got.get(*g)
+        assert have.fitted
+        assert have.decode.eta == pytest.approx(want.decode.eta, rel=0.03)
+        assert have.decode.token_ms == pytest.approx(want.decode.token_ms, rel=0.08)
+        assert have.decode.kv_factor == pytest.approx(want.decode.kv_factor, rel=0.1)
+        assert have.decode.dequant_flop == pytest.approx(want.decode.dequant_flop, rel=0.15)
+        assert have.prefill.eta == pytest.approx(want.prefill.eta, rel=0.05)
+        assert have.prefill.quant_factor == pytest.approx(want.prefill.quant_factor, rel=0.05)
+    assert got.get(*U).decode.stream_ms == pytest.approx(0.4, rel=0.1)
+    assert got.expert_spread == pytest.approx(0.7, rel=0.1)
+    # the synthetic data are reproduced almost exactly
+    assert np.max(np.abs(predict(cases, got) / measured - 1)) < 0.05
+
+
+def test_groups_without_rows_keep_the_flat_defaults(cases: list) -> None:
+    result = fit(cases, measured=predict(cases, KNOWN), train=np.ones(len(cases), bool))
+    cpu = result.calibration.get(HardwareClass.CPU, Engine.LLAMA_CPP)
+    assert not cpu.fitted and cpu == FLAT.get(HardwareClass.CPU, Engine.LLAMA_CPP)
+
+
+def test_shipped_constants_are_the_fit_of_the_training_rows() -> None:
+    """benchmarks/validate.py --write wrote what fit() produces today (rerun it after changing data or model)."""
+    data = load_dataset(shipped_catalog())
+    fitted = fit(data.cases).calibration
+    assert fitted.host_eta == CALIBRATION.host_eta
+    assert fitted.expert_spread == CALIBRATION.expert_spread
+    for g, t in fitted.terms.items():
+        if t.fitted:
+            assert CALIBRATION.get(*g) == t, g

@@ -41,7 +41,9 @@ class Workload(Frozen):
                                      json_schema_extra={"unit": "tok/s"},
                                      description="Per-stream decode speed that still counts as interactive")
     efficiency: float | None = Field(None, gt=0, le=1, title="η decode",
-                                     description="Share of bandwidth realized; empty uses the default for the class and engine")
+                                     description="Share of bandwidth realized. Empty uses the model fitted to published "
+                                                 "measurements for this class and engine (η plus fixed per-token costs); "
+                                                 "a value means exactly η × ceiling")
     compute_efficiency: float | None = Field(None, gt=0, le=1, title="η prefill",
                                              description="Share of peak compute realized by prefill")
     engine: Engine = Field(Engine.LLAMA_CPP, title="Engine")

@@ -144,7 +144,7 @@ class WorkloadPanel(QWidget):
         for name, box in self.spins.items():
             show_value(box, getattr(w, name))
         d = default_eta(s.hardware.kind, w.engine)
-        auto = f"auto ({d.decode:.2f}; range {d.low:.2f}–{d.high:.2f})"
+        auto = f"auto: fitted ({d.decode:.2f}, band {d.low / d.decode - 1:+.0%}/{d.high / d.decode - 1:+.0%})"
         if self.spins["efficiency"].specialValueText() != auto:
             self.spins["efficiency"].setSpecialValueText(auto)
         if self.spins["gpu_layers"].maximum() != (s.model.layers or 1000):

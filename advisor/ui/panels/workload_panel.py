@@ -144,9 +144,13 @@ class WorkloadPanel(QWidget):
         for name, box in self.spins.items():
             show_value(box, getattr(w, name))
         d = default_eta(s.hardware.kind, w.engine)
-        auto = f"auto: fitted ({d.decode:.2f}, band {d.low / d.decode - 1:+.0%}/{d.high / d.decode - 1:+.0%})"
-        if self.spins["efficiency"].specialValueText() != auto:
-            self.spins["efficiency"].setSpecialValueText(auto)
+        auto = f"auto ({d.decode:.2f})"
+        box = self.spins["efficiency"]
+        if box.specialValueText() != auto:
+            box.setSpecialValueText(auto)
+            box.setToolTip(f"{Workload.model_fields['efficiency'].description}. Now: fitted η {d.decode:.2f} "
+                           f"for this class and engine; realistic band {d.low / d.decode - 1:+.0%} to "
+                           f"{d.high / d.decode - 1:+.0%} of the line.")
         if self.spins["gpu_layers"].maximum() != (s.model.layers or 1000):
             with QSignalBlocker(self.spins["gpu_layers"]):
                 self.spins["gpu_layers"].setMaximum(s.model.layers or 1000)

@@ -18,6 +18,7 @@ from advisor.core.curves import Curve
 from advisor.core.feel import FEELS, Feel
 from advisor.ui import theme
 from advisor.ui.plots.axes import LogAxis
+from advisor.ui.plots.labels import Label, Labels
 from advisor.ui.plots.spans import Spans
 
 Y_MIN, Y_MAX = 0.5, 5000.0
@@ -65,12 +66,10 @@ class TokPlot(pg.PlotWidget):
         self.band_spans = Spans(horizontal=True)
         self.band_spans.setZValue(-100)
         item.addItem(self.band_spans, ignoreBounds=True)
-        self.band_labels: list[pg.TextItem] = []
-        for feel in FEELS:
-            label = pg.TextItem(feel.value, color=theme.FEEL_TEXT, anchor=(1, 1))
-            label.setFont(QFont(theme.FONT, theme.SMALL_PT))
-            item.addItem(label, ignoreBounds=True)
-            self.band_labels.append(label)
+        # Band names, the cliff's and the no-run zone's labels: one item draws them all.
+        self.labels = Labels(theme.SMALL_PT)
+        self.labels.setZValue(50)
+        item.addItem(self.labels, ignoreBounds=True)
         self.threshold = pg.InfiniteLine(angle=0, movable=False,
                                          pen=pg.mkPen(theme.THRESHOLD, width=2, style=Qt.PenStyle.DashLine))
         item.addItem(self.threshold, ignoreBounds=True)
@@ -79,12 +78,7 @@ class TokPlot(pg.PlotWidget):
         self.cliff = Spans(horizontal=False)
         self.cliff.setZValue(-50)
         self.cliff_pen = pg.mkPen(theme.CLIFF, width=2)
-        self.cliff_label = pg.TextItem("offload cliff →", color=theme.CLIFF, anchor=(0, 0))
-        self.cliff_label.setFont(QFont(theme.FONT, theme.SMALL_PT, QFont.Weight.Bold))
-        self.no_run_label = pg.TextItem("does not run", color=theme.AXIS, anchor=(0, 0))
-        self.no_run_label.setFont(QFont(theme.FONT, theme.SMALL_PT))
-        for it in (self.cliff, self.cliff_label, self.no_run_label):
-            item.addItem(it, ignoreBounds=True)
+        item.addItem(self.cliff, ignoreBounds=True)
 
         # Realistic line, η band and dashed ceiling. The band is one path in log10 coordinates,
         # rebuilt once per redraw (FillBetweenItem rebuilds on each of its two curves' changes).
@@ -151,21 +145,25 @@ class TokPlot(pg.PlotWidget):
 
         edges = [y_lo - 5, *(log10(t) for t in thresholds), y_hi + 5]
         self.band_spans.set_spans([(edges[k], edges[k + 1], theme.FEEL_BRUSH[f], None) for k, f in enumerate(FEELS)])
-        for k, label in enumerate(self.band_labels):
-            visible_top = min(edges[k + 1], y_hi)
-            label.setPos(x1, visible_top)
-            label.setVisible(edges[k] < y_hi and visible_top > y_lo)
+        labels = [Label(x1, min(edges[k + 1], y_hi), f.value, theme.FEEL_TEXT, (1.05, 0.0))
+                  for k, f in enumerate(FEELS) if edges[k] < y_hi and min(edges[k + 1], y_hi) > y_lo]
         self.threshold.setValue(log10(threshold))
 
         end = log10(float(c.x[-1])) + 1.0  # past the right edge of the view
         spans = []
         if c.cliff_x is not None:
-            spans.append((log10(c.cliff_x), log10(c.no_run_x) if c.no_run_x else end, theme.CLIFF_BRUSH, self.cliff_pen))
+            cliff_end = log10(c.no_run_x) if c.no_run_x else end
+            spans.append((log10(c.cliff_x), cliff_end, theme.CLIFF_BRUSH, self.cliff_pen))
         if c.no_run_x is not None:
             spans.append((log10(c.no_run_x), end, theme.NO_RUN_BRUSH, None))
         self.cliff.set_spans(spans)
-        self._place_label(self.cliff_label, c.cliff_x, y_hi)
-        self._place_label(self.no_run_label, c.no_run_x, y_hi, offset=0.4)
+        # Near the right edge a label would run off the plot: hang it left of its boundary instead.
+        for start, text, color, bold, dy in ((c.cliff_x, "offload cliff →", theme.CLIFF, True, 0.0),
+                                             (c.no_run_x, "does not run", theme.AXIS, False, 0.4)):
+            if start is not None:
+                right = log10(start) > x0 + 0.75 * (x1 - x0)
+                labels.append(Label(log10(start), y_hi - dy, f" {text} ", color, (1.0 if right else 0.0, 0.0), bold))
+        self.labels.set_labels(labels)
 
         mx = c.marker_x
         my = float(np.interp(log10(mx), np.log10(c.x), c.decode)) if c.x[0] <= mx <= c.x[-1] else 0.0
@@ -178,6 +176,8 @@ class TokPlot(pg.PlotWidget):
                 f = item.textItem.font()
                 f.setPointSizeF(f.pointSizeF() * factor)
                 item.setFont(f)
+            elif isinstance(item, Labels):
+                item.scale(factor)
         for side in ("left", "bottom"):
             ax = self.getPlotItem().getAxis(side)
             ax.setStyle(tickFont=QFont(theme.FONT, round(theme.TICK_PT * factor)))
@@ -189,17 +189,6 @@ class TokPlot(pg.PlotWidget):
     def cliff_start(self) -> float | None:
         """Where the shaded cliff begins, in log10 of the axis (None when nothing spills)."""
         return self.cliff.spans[0][0] if self.cliff.spans else None
-
-    def _place_label(self, label: pg.TextItem, start: float | None, y_hi: float, offset: float = 0.0) -> None:
-        if start is None:
-            label.hide()
-            return
-        (x0, x1), _ = self.getPlotItem().vb.viewRange()
-        # Near the right edge the label would run off the plot: hang it left of the boundary instead.
-        right = log10(start) > x0 + 0.75 * (x1 - x0)
-        label.setAnchor((1, 0) if right else (0, 0))
-        label.setPos(log10(start), y_hi - offset)
-        label.show()
 
     # --- hover --------------------------------------------------------------------------
     def readout_text(self, i: int) -> str:

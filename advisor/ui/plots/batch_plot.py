@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont
 
 from advisor.ui import theme
 from advisor.ui.plots.base import TokPlot, finite_or_nan, log10
+from advisor.ui.plots.labels import Label, Labels
 from advisor.ui.store import Snapshot
 
 
@@ -23,8 +23,7 @@ class BatchPlot(TokPlot):
         self.aggregate = item.plot(pen=pg.mkPen(theme.AGGREGATE, width=3), name="aggregate", connect="finite")
         self.crossover = pg.InfiniteLine(angle=90, movable=False,
                                          pen=pg.mkPen(theme.AGGREGATE, width=2, style=Qt.PenStyle.DotLine))
-        self.crossover_label = pg.TextItem("compute-bound →", color=theme.AGGREGATE, anchor=(0, 1))
-        self.crossover_label.setFont(QFont(theme.FONT, theme.SMALL_PT, QFont.Weight.Bold))
+        self.crossover_label = Labels(theme.SMALL_PT)
         item.addItem(self.crossover, ignoreBounds=True)
         item.addItem(self.crossover_label, ignoreBounds=True)
 
@@ -37,13 +36,12 @@ class BatchPlot(TokPlot):
         cross = snap.result.crossover_batch
         if cross is not None and c.x[0] <= cross <= c.x[-1]:
             self.crossover.setValue(log10(cross))
-            self.crossover_label.setPos(log10(cross), log10(0.6))
-            self.crossover_label.setText(f"compute-bound past ~{cross:,.0f} →")
+            self.crossover_label.set_labels([Label(log10(cross), log10(0.6), f" compute-bound past ~{cross:,.0f} →",
+                                                   theme.AGGREGATE, (0.0, 1.0), True)])
             self.crossover.show()
-            self.crossover_label.show()
         else:
             self.crossover.hide()
-            self.crossover_label.hide()
+            self.crossover_label.set_labels([])
 
     def readout_text(self, i: int) -> str:
         c = self.curve_data

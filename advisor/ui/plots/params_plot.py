@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PySide6.QtGui import QFont
 
 from advisor.ui import theme
 from advisor.ui.plots.base import TokPlot, log10
+from advisor.ui.plots.labels import Label, Labels
 from advisor.ui.store import Extras, Snapshot
 
 MAX_LABELS = 14
@@ -22,12 +22,9 @@ class ParamsPlot(TokPlot):
         item = self.getPlotItem()
         self.points = item.plot(pen=None, symbol="d", symbolSize=9, symbolBrush=theme.POINTS,
                                 symbolPen=pg.mkPen("w"), name="catalog models")
-        self.labels: list[pg.TextItem] = []
-        for _ in range(MAX_LABELS):
-            t = pg.TextItem("", color=theme.FEEL_TEXT, anchor=(0, 1))
-            t.setFont(QFont(theme.FONT, 7))
-            item.addItem(t, ignoreBounds=True)
-            self.labels.append(t)
+        self.point_labels = Labels(7.5)
+        self.point_labels.setZValue(40)
+        item.addItem(self.point_labels, ignoreBounds=True)
         self.names: tuple[str, ...] = ()
 
     def show_snapshot(self, snap: Snapshot) -> None:
@@ -45,23 +42,19 @@ class ParamsPlot(TokPlot):
         # Label the chosen model first, then others where a label will not cover another.
         chosen = snap.session.model_id
         kept: list[tuple[float, float]] = []
-        used = 0
+        labels: list[Label] = []
         xs, ys = p.params_b[ok], p.decode[ok]
         keys = [k for k, good in zip(p.keys, ok, strict=True) if good]
         order = sorted(range(len(keys)), key=lambda i: (keys[i] != chosen, -xs[i]))
         for i in order:
             lx, ly = log10(float(xs[i])), log10(float(ys[i]))
-            if used >= MAX_LABELS or any(abs(lx - a) < LABEL_GAP_X and abs(ly - b) < LABEL_GAP_Y for a, b in kept):
+            if len(labels) >= MAX_LABELS or any(abs(lx - a) < LABEL_GAP_X and abs(ly - b) < LABEL_GAP_Y
+                                                for a, b in kept):
                 continue
             kept.append((lx, ly))
-            label = self.labels[used]
-            label.setText(self.names[i])
-            label.setColor(theme.AXIS if keys[i] == chosen else theme.FEEL_TEXT)
-            label.setPos(lx, ly)
-            label.show()
-            used += 1
-        for label in self.labels[used:]:
-            label.hide()
+            labels.append(Label(lx, ly, f" {self.names[i]}", theme.AXIS if keys[i] == chosen else theme.FEEL_TEXT,
+                                (0.0, 1.0), keys[i] == chosen))
+        self.point_labels.set_labels(labels)
 
     def format_x(self, x: float) -> str:
         return f"{x:,.1f} B parameters"

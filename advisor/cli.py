@@ -21,6 +21,7 @@ from pydantic import ValidationError
 
 from advisor.catalog.convert import to_hardware, to_model, to_quant
 from advisor.catalog.loader import Catalog, load_catalog
+from advisor.catalog.longtail import find_hardware
 from advisor.core.curves import AXES, curve
 from advisor.core.evaluate import evaluate
 from advisor.core.fmt import num
@@ -125,7 +126,9 @@ def _pick(table: dict[str, Any] | Any, kind: str, key: str | None) -> Any:
 
 def scenario_from_args(args: argparse.Namespace, catalog: Catalog) -> Scenario:
     base: dict[str, dict[str, Any]] = {"hardware": {}, "model": {}, "quant": {}, "workload": {}}
-    hw = _pick(catalog.hardware, "hardware", args.hardware)
+    # a catalog id, else a long-tail one (db-..., the uncurated GPUs of `catalog hardware --search TEXT --all`)
+    hw = (find_hardware(catalog, args.hardware) if args.hardware else None) or \
+        _pick(catalog.hardware, "hardware", args.hardware)
     if hw is not None:
         base["hardware"] = to_hardware(hw).model_dump()
     m = _pick(catalog.models, "models", args.model)
@@ -392,6 +395,8 @@ def extra_commands() -> list[Callable[[Any], None]]:
     from advisor.ui.plot_command import add_commands as add_plot_command  # Qt loads only when it runs
 
     hooks.append(add_plot_command)
+    from advisor.compare_commands import add_commands as add_buying_commands
+    hooks.append(add_buying_commands)
     return hooks
 
 

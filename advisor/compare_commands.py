@@ -1,0 +1,406 @@
+"""Buying commands: compare machines side by side, rank the catalog under a budget, and find what
+it would take to reach a speed.
+
+    python -m advisor.cli compare --hardware rtx-3090 --hardware 2x rtx-3090 --hardware m4-max-40c-128gb \\
+        --model llama-3.3-70b --quant q4_k_m
+    python -m advisor.cli budget --max-price 3000 --preset coding-assistant
+    python -m advisor.cli what-would-it-take --model llama-3.3-70b --tok-s 15 --ttft 2 --hardware rtx-4090
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from typing import Any
+
+from pydantic import ValidationError
+
+from advisor.catalog.convert import to_model
+from advisor.catalog.loader import Catalog
+from advisor.cli import FLAGS, CliError, _number, add_scenario_flags, quant_pool, scenario_from_args, validation_message
+from advisor.core.compare import (
+    KIND_TEXT,
+    MAX_MACHINES,
+    PRICE_NOTE,
+    TABLE_COLUMNS,
+    Comparison,
+    Machine,
+    Option,
+    Plan,
+    catalog_machines,
+    compare,
+    machine_from_entry,
+    rank_budget,
+    rate,
+    table_cells,
+    unique_label,
+    what_would_it_take,
+)
+from advisor.core.fmt import num
+from advisor.core.hardware import Hardware, HardwareClass
+from advisor.core.presets import PRESETS, preset_changes
+from advisor.core.scenario import Scenario, Workload
+
+# Raw hardware flags that make sense for every machine in a comparison (the host around the cards).
+SHARED_HARDWARE = {"host_memory_gb", "host_bandwidth_gbps", "host_link_gbps", "split"}
+_SET = re.compile(r"^\s*(\d+)\s*[x×*]\s*(\S.*)$", re.IGNORECASE)
+_SET_SUFFIX = re.compile(r"^(.+?)\s*[:*×]\s*(\d+)$")
+
+
+def preset_key(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+
+
+PRESET_KEYS = {preset_key(n): n for n in PRESETS}
+
+
+def _preset_arg(text: str) -> str:
+    """A preset by its name, or by any unambiguous part of it ('coding', 'rag', 'agent')."""
+    key = preset_key(text)
+    if key in PRESET_KEYS:
+        return PRESET_KEYS[key]
+    hits = [k for k in PRESET_KEYS if key and key in k]
+    if len(hits) == 1:
+        return PRESET_KEYS[hits[0]]
+    raise argparse.ArgumentTypeError(f"unknown preset {text!r}; choose from {', '.join(PRESET_KEYS)}")
+
+
+def _positive(text: str) -> float:
+    value = _number(float)(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be above zero")
+    return float(value)
+
+
+def _non_negative(text: str) -> float:
+    value = _number(float)(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} cannot be negative")
+    return float(value)
+
+
+def _count(text: str) -> int:
+    value = _number(int)(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be 1 or more")
+    return int(value)
+
+
+def _dest(flag: str) -> str:
+    return flag[2:].replace("-", "_")
+
+
+# --- building inputs ---------------------------------------------------------------------------
+
+def _with_preset(s: Scenario, args: argparse.Namespace) -> Scenario:
+    """Apply --preset under any workload flags given explicitly."""
+    if not getattr(args, "preset", None):
+        return s
+    explicit = {f.field for f in FLAGS if f.section == "workload" and getattr(args, _dest(f.name), None) is not None}
+    changes = {k: v for k, v in preset_changes(args.preset, s.model.max_context).items() if k not in explicit}
+    try:
+        return s.model_copy(update={"workload": Workload.model_validate({**s.workload.model_dump(), **changes})})
+    except ValidationError as err:
+        raise CliError(validation_message(err)) from None
+
+
+def _base_scenario(args: argparse.Namespace, catalog: Catalog) -> Scenario:
+    """Model, quant and workload from the usual flags, without the machine."""
+    ns = argparse.Namespace(**vars(args))
+    ns.hardware = None
+    for f in FLAGS:
+        if f.section == "hardware":
+            setattr(ns, _dest(f.name), None)
+    return _with_preset(scenario_from_args(ns, catalog), args)
+
+
+def parse_machine(spec: str, catalog: Catalog) -> Machine:
+    """'rtx-3090', '2x rtx-3090', '2×rtx-3090' or 'rtx-3090:2'."""
+    text = spec.strip()
+    count, key = 1, text
+    if text not in catalog.hardware:
+        m = _SET.match(text) or None
+        if m:
+            count, key = int(m.group(1)), m.group(2).strip()
+        else:
+            m = _SET_SUFFIX.match(text)
+            if m and m.group(1) in catalog.hardware:
+                count, key = int(m.group(2)), m.group(1)
+    if key not in catalog.hardware:
+        close = [k for k in catalog.hardware if key.lower() in k][:5]
+        hint = f"; did you mean {', '.join(close)}?" if close else "; see `catalog hardware`"
+        raise CliError(f"--hardware: unknown id '{key}'{hint}")
+    if not 1 <= count <= 64:
+        raise CliError(f"--hardware: {spec!r}: a set has 1 to 64 devices")
+    try:
+        return machine_from_entry(catalog.hardware[key], count)
+    except ValueError as err:
+        raise CliError(f"--hardware: {err}") from None
+
+
+def _shared_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for f in FLAGS:
+        value = getattr(args, _dest(f.name), None)
+        if f.section != "hardware" or value is None:
+            continue
+        if f.field not in SHARED_HARDWARE:
+            raise CliError(f"{f.name}: compare takes each machine's figures from its --hardware id; "
+                           f"only --host-memory, --host-bandwidth, --host-link and --split apply to all")
+        out[f.field] = value
+    return out
+
+
+def _apply(machine: Machine, overrides: dict[str, Any]) -> Machine:
+    hw = machine.hardware
+    changes = {k: v for k, v in overrides.items()
+               if (k != "split" or hw.devices > 1) and (k == "split" or hw.kind is HardwareClass.DISCRETE_GPU)}
+    if not changes:
+        return machine
+    try:
+        new = Hardware.model_validate({**hw.model_dump(), **changes})
+    except ValidationError as err:
+        raise CliError(validation_message(err)) from None
+    return machine.model_copy(update={"hardware": new})
+
+
+def _pools(catalog: Catalog, which: str = "gguf") -> tuple[list[tuple[str, Any]], list[tuple[str, Any]]]:
+    return [(k, to_model(m)) for k, m in catalog.models.items()], quant_pool(catalog, which)
+
+
+def current_machine(s: Scenario, args: argparse.Namespace, catalog: Catalog) -> Machine | None:
+    """The user's machine for upgrades: --hardware plus any raw hardware flags, priced from the catalog."""
+    raw = any(getattr(args, _dest(f.name), None) is not None for f in FLAGS if f.section == "hardware")
+    if args.hardware is None and not raw:
+        return None
+    hw = s.hardware
+    entry = catalog.hardware.get(args.hardware) if args.hardware else None
+    label = (entry.name if entry else hw.name)
+    label = f"{hw.devices}× {label}" if hw.devices > 1 else label
+    price = entry.price_usd * hw.devices if entry is not None and entry.price_usd else None
+    power = entry.power_w * hw.devices if entry is not None and entry.power_w else None
+    return Machine(label=f"your {label}", hardware=hw, price_usd=price, power_w=power,
+                   price_estimate=entry.price_estimate if entry else True,
+                   catalog_id=entry.id if entry else None, origin="current")
+
+
+# --- text --------------------------------------------------------------------------------------
+
+def _table(header: list[str], rows: list[list[str]], right: set[int]) -> list[str]:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths,
+                                                                                                   strict=True))).rstrip()
+    return [line(header), line(["-" * w for w in widths]), *(line(r) for r in rows)]
+
+
+def workload_line(s: Scenario) -> str:
+    w = s.workload
+    return (f"{w.context:,} tokens context · {w.prompt_tokens:,}-token prompt · {w.streams} stream"
+            f"{'s' if w.streams > 1 else ''} · interactive ≥ {rate(w.interactive_tok_s)} tok/s")
+
+
+def comparison_text(c: Comparison, s: Scenario) -> str:
+    head = f"{c.model_name} · {c.quant_name} · {workload_line(s)}"
+    keys = [k for k, _ in TABLE_COLUMNS if k != "verdict"]
+    titles = dict(TABLE_COLUMNS)
+    cells = [table_cells(r) for r in c.rows]
+    lines = [head, "=" * len(head), ""]
+    lines += _table([titles[k] for k in keys], [[cell[k] for k in keys] for cell in cells],
+                    right={i for i, k in enumerate(keys) if k not in ("machine", "largest")})
+    lines += ["", f"Verdict: {c.verdict}", ""]
+    lines += [f"  {r.label}: {r.verdict}" for r in c.rows]
+    lines += ["", f"note: {PRICE_NOTE}"]
+    return "\n".join(lines)
+
+
+def price_text(m: Machine) -> str:
+    if m.price_usd is None:
+        return "—"
+    return f"{'~' if m.price_estimate else ''}${m.price_usd:,.0f}"
+
+
+def option_line(o: Option, cost_prefix: str = "") -> str:
+    speed = "does not run" if o.decode_tok_s is None else f"{num(o.decode_tok_s)} tok/s"
+    ttft = f", TTFT {num(o.ttft_s)} s" if o.ttft_s is not None else ""
+    cost = "price unknown" if o.cost_usd is None else f"{cost_prefix}${o.cost_usd:,.0f}"
+    return f"{o.description} ({cost}) → {speed}{ttft}"
+
+
+def _option_table(options: tuple[Option, ...]) -> list[str]:
+    return _table(["Price", "Machine", "Decode", "TTFT"],
+                  [[price_text(o.machine), o.machine.label, f"{num(o.decode_tok_s or 0)} tok/s",
+                    f"{num(o.ttft_s)} s" if o.ttft_s is not None else "—"] for o in options], right={0, 2, 3})
+
+
+def plan_text(p: Plan, s: Scenario) -> str:
+    ttft = f", TTFT ≤ {rate(p.target_ttft_s)} s" if p.target_ttft_s is not None else ""
+    head = (f"{p.model_name} {p.quant_name} at {p.context:,} tokens context: ≥ {rate(p.target_tok_s)} tok/s per "
+            f"stream{ttft}")
+    lines = [head, "=" * len(head), ""]
+    if p.cheapest:
+        lines.append("Cheapest catalog machines and sets that meet it:")
+        lines += _option_table(p.cheapest)
+    else:
+        lines.append("Nothing in the catalog meets it. The fastest there are:")
+        lines += _option_table(p.closest)
+    if p.current is not None:
+        c = p.current
+        now = "does not run it" if c.decode_tok_s is None else f"{num(c.decode_tok_s)} tok/s" + (
+            f", TTFT {num(c.ttft_s)} s" if c.ttft_s is not None else "")
+        lines += ["", f"{c.machine.label[0].upper()}{c.machine.label[1:]}: {now} — "
+                      + ("already meets it." if c.meets else "does not meet it.")]
+        if not c.meets:
+            if p.upgrades:
+                lines.append(f"Smallest upgrade: {option_line(p.upgrades[0], '+')}")
+                lines += [f"  also: {option_line(o, '+')}" for o in p.upgrades[1:]]
+            else:
+                lines.append("No single upgrade in the catalog reaches it.")
+            lines += [f"  {KIND_TEXT[o.kind]} cannot reach it; the best: {option_line(o, '+')}" for o in p.short]
+    lines += ["", f"note: {PRICE_NOTE}"]
+    if p.unpriced:
+        lines.append(f"note: {p.unpriced} catalog machines have no price and are left out.")
+    return "\n".join(lines)
+
+
+# --- commands ----------------------------------------------------------------------------------
+
+def machine_specs(groups: list[list[str]] | None) -> list[str]:
+    """--hardware values, each one or more words: '2x rtx-3090' may arrive as two words, and one
+    --hardware may name several machines."""
+    specs: list[str] = []
+    for words in groups or []:
+        i = 0
+        while i < len(words):
+            w = words[i].strip()
+            if re.fullmatch(r"\d+\s*[x×*]", w, re.IGNORECASE) and i + 1 < len(words):
+                specs.append(f"{w} {words[i + 1]}")
+                i += 2
+            else:
+                specs.append(w)
+                i += 1
+    return specs
+
+
+def cmd_compare(args: argparse.Namespace, catalog: Catalog) -> int:
+    specs = machine_specs(args.hardware)
+    if not 2 <= len(specs) <= MAX_MACHINES:
+        raise CliError(f"--hardware: give 2 to {MAX_MACHINES} machines to compare (got {len(specs)})")
+    if args.model is None and args.params is None:
+        raise CliError("--model: give a model id (or --params) to compare on")
+    base = _base_scenario(args, catalog)
+    overrides = _shared_overrides(args)
+    machines: list[Machine] = []
+    for spec in specs:
+        m = _apply(parse_machine(spec, catalog), overrides)
+        label = unique_label(m.label, [x.label for x in machines])
+        machines.append(m.model_copy(update={"label": label}))
+    models, quants = _pools(catalog)
+    c = compare(machines, base, models, quants)
+    if args.json:
+        out = c.model_dump(mode="json")
+        out["workload"] = base.workload.model_dump(mode="json")
+        out["machines"] = [m.model_dump(mode="json") for m in machines]
+        print(json.dumps(out, indent=2))
+    else:
+        print(comparison_text(c, base))
+    return 0
+
+
+def cmd_budget(args: argparse.Namespace, catalog: Catalog) -> int:
+    base = _with_preset(_workload_scenario(args), args)
+    machines = catalog_machines(catalog.hardware.values(), () if args.no_sets else (2, 4), args.pc_price)
+    models, quants = _pools(catalog, args.quants)
+    r = rank_budget(machines, base, models, quants, args.max_price, top=args.top)
+    if args.json:
+        print(r.model_dump_json(indent=2))
+        return 0
+    head = f"Best under ${args.max_price:,.0f} · {workload_line(base)}"
+    lines = [head, "=" * len(head), ""]
+    if not r.ranked:
+        lines.append("Nothing in the catalog is priced under that.")
+    for x in r.ranked:
+        big = x.largest
+        what = ("nothing interactive" if big is None
+                else f"{big.model_name} {big.quant_name} at {num(big.decode_tok_s)} tok/s")
+        lines.append(f"{x.rank:>3}. {x.machine.label} — {price_text(x.machine)} — {what}")
+        lines.append(f"     {x.reason}")
+    lines += ["", f"note: {PRICE_NOTE}" + (f" Each GPU machine includes ${args.pc_price:,.0f} for the PC."
+                                           if args.pc_price else "")]
+    if r.over_budget:
+        lines.append(f"note: {r.over_budget} machines cost more than that.")
+    print("\n".join(lines))
+    return 0
+
+
+def cmd_what_would_it_take(args: argparse.Namespace, catalog: Catalog) -> int:
+    if args.model is None and args.params is None:
+        raise CliError("--model: give a model id (or --params)")
+    s = _with_preset(scenario_from_args(args, catalog), args)
+    current = current_machine(s, args, catalog)
+    machines = catalog_machines(catalog.hardware.values(), () if args.no_sets else (2, 4), args.pc_price)
+    plan = what_would_it_take(s, args.tok_s, machines, target_ttft_s=args.ttft, current=current, limit=args.top)
+    if args.json:
+        print(plan.model_dump_json(indent=2))
+    else:
+        print(plan_text(plan, s))
+    return 0
+
+
+def _workload_scenario(args: argparse.Namespace) -> Scenario:
+    data = {f.field: getattr(args, _dest(f.name)) for f in FLAGS
+            if f.section == "workload" and getattr(args, _dest(f.name), None) is not None}
+    try:
+        return Scenario(workload=Workload.model_validate(data))
+    except ValidationError as err:
+        first = err.errors()[0]
+        field = str(first["loc"][0]) if first["loc"] else ""
+        flag = next((f.name for f in FLAGS if f.section == "workload" and f.field == field), field or "workload")
+        raise CliError(f"{flag}: {first['msg']}") from None
+
+
+def _buying_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--preset", type=_preset_arg, help=f"workload preset: {', '.join(PRESET_KEYS)} "
+                                                      "(explicit workload flags win)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def add_commands(sub: Any) -> None:
+    cmp = sub.add_parser("compare", help="machines side by side for one model, quant and workload",
+                         conflict_handler="resolve")
+    add_scenario_flags(cmp)
+    cmp.add_argument("--hardware", action="append", nargs="+", metavar="ID",
+                     help="a machine: hardware id, or a multi-GPU set as '2x rtx-3090'; repeat for 2 to 6 machines")
+    _buying_flags(cmp)
+    cmp.set_defaults(run=cmd_compare)
+
+    bud = sub.add_parser("budget", help="rank the catalog (and 2×/4× GPU sets) under a price")
+    bud.add_argument("--max-price", type=_positive, required=True, metavar="USD", help="price cap, US dollars")
+    g = bud.add_argument_group("workload")
+    for f in FLAGS:
+        if f.section == "workload":
+            g.add_argument(f.name, type=_number(f.type) if f.type in (int, float) else f.type, help=f.help,
+                           dest=_dest(f.name))
+    bud.add_argument("--quants", choices=("gguf", "gpu", "all"), default="gguf", help="which quant formats to consider")
+    bud.add_argument("--no-sets", action="store_true", help="leave out 2× and 4× multi-GPU sets")
+    bud.add_argument("--pc-price", type=_non_negative, default=0.0, metavar="USD",
+                     help="add the PC around discrete GPUs (catalog GPU prices are the card alone)")
+    bud.add_argument("--top", type=_count, default=15, help="how many to list")
+    _buying_flags(bud)
+    bud.set_defaults(run=cmd_budget)
+
+    wwit = sub.add_parser("what-would-it-take", help="cheapest machines, and your smallest upgrade, for a target speed",
+                          conflict_handler="resolve")
+    add_scenario_flags(wwit)
+    wwit.add_argument("--hardware", metavar="ID", help="your current machine (hardware id; raw hardware flags such as "
+                                                       "--gpus or --host-bandwidth describe it further), for upgrades")
+    wwit.add_argument("--tok-s", type=_positive, required=True, help="target decode speed per stream, tok/s")
+    wwit.add_argument("--ttft", type=_positive, help="target time to first token, seconds")
+    wwit.add_argument("--no-sets", action="store_true", help="leave out 2× and 4× multi-GPU sets")
+    wwit.add_argument("--pc-price", type=_non_negative, default=0.0, metavar="USD",
+                      help="add the PC around discrete GPUs (catalog GPU prices are the card alone)")
+    wwit.add_argument("--top", type=_count, default=8, help="how many machines to list")
+    _buying_flags(wwit)
+    wwit.set_defaults(run=cmd_what_would_it_take)

@@ -1,0 +1,172 @@
+"""The comparison as a slide (1920×1080 PNG: the three plots, the table and the verdict) and the
+table as CSV. Drawn from the current snapshot into fresh widgets: nothing is recomputed."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QFont, QImage, QPainter
+from PySide6.QtWidgets import (
+    QApplication,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from advisor.atomic import write_atomic
+from advisor.core.compare import PRICE_NOTE, TABLE_COLUMNS, csv_rows, rate, table_cells
+from advisor.core.curves import AXES
+from advisor.ui import theme
+from advisor.ui.compare.plots import ComparePlot, legend_html
+from advisor.ui.compare.state import CompareSnapshot
+from advisor.ui.export import SLIDE_SIZE, ExportError, save_png
+
+RIGHT_ALIGNED = {"price_usd", "memory_gb", "bandwidth_gbps", "decode_tok_s", "ttft_s", "tok_s_per_k_usd", "tok_s_per_w"}
+
+
+def scenario_line(snap: CompareSnapshot, with_model: bool = True) -> str:
+    s = snap.setup
+    w = s.workload
+    what = f"{s.model.name} · {s.quant.name} · " if with_model else ""
+    return (f"{what}{w.context:,} tokens of context · {w.prompt_tokens:,}-token prompt · "
+            f"{w.streams} stream{'s' if w.streams > 1 else ''} · interactive at ≥ {rate(w.interactive_tok_s)} tok/s")
+
+
+def marker_label(snap: CompareSnapshot, axis: str) -> str:
+    s = snap.setup
+    return {"context": f"{s.workload.context:,} tokens", "params": s.model.name,
+            "batch": f"{s.workload.streams} stream{'s' if s.workload.streams > 1 else ''}"}[axis]
+
+
+def show_plot(plot: ComparePlot, snap: CompareSnapshot) -> None:
+    w = snap.setup.workload
+    series = [(m.label, snap.colors[m.label], snap.curves[m.label][plot.axis]) for m in snap.setup.machines]
+    plot.show_series(series, w.interactive_tok_s, w.feel_thresholds, marker_label(snap, plot.axis))
+
+
+def legend_text(snap: CompareSnapshot, size_pt: int = 10) -> str:
+    return legend_html([(m.label, snap.colors[m.label]) for m in snap.setup.machines], size_pt)
+
+
+def fill_table(table: QTableWidget, snap: CompareSnapshot, icons: bool = True) -> None:
+    from advisor.ui.compare.machines import swatch
+
+    rows = snap.comparison.rows
+    table.setColumnCount(len(TABLE_COLUMNS))
+    table.setHorizontalHeaderLabels([title for _, title in TABLE_COLUMNS])
+    table.setRowCount(len(rows))
+    for r, row in enumerate(rows):
+        cells = table_cells(row)
+        for c, (key, _) in enumerate(TABLE_COLUMNS):
+            item = QTableWidgetItem(cells[key])
+            item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEditable)
+            if key in RIGHT_ALIGNED:
+                item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            if key == "machine" and icons:
+                item.setIcon(swatch(snap.colors[row.label]))
+            if key in ("verdict", "largest", "machine"):
+                item.setToolTip(cells[key])
+            table.setItem(r, c, item)
+
+
+class SlideWidget(QWidget):
+    """Title, verdict, the three overlaid plots, the table and the price note, at slide size."""
+
+    def __init__(self, snap: CompareSnapshot) -> None:
+        super().__init__()
+        self.setStyleSheet(f"background: {theme.BACKGROUND}; color: {theme.AXIS};")
+        title = QLabel(f"Which machine for {snap.setup.model.name} {snap.setup.quant.name}?")
+        title.setFont(QFont(theme.FONT, 26, QFont.Weight.Bold))
+        sub = QLabel(scenario_line(snap, with_model=False))
+        sub.setFont(QFont(theme.FONT, 15))
+        verdict = QLabel(snap.comparison.verdict)
+        verdict.setWordWrap(True)
+        verdict.setFont(QFont(theme.FONT, 16, QFont.Weight.Bold))
+        legend = QLabel(legend_text(snap, 14))
+        legend.setWordWrap(True)
+        self.plots = {axis: ComparePlot(axis, font_pt=12, title_pt=16, line_width=4) for axis in AXES}
+        row = QHBoxLayout()
+        for axis in AXES:
+            show_plot(self.plots[axis], snap)
+            row.addWidget(self.plots[axis])
+        self.table = QTableWidget()
+        self.table.setFont(QFont(theme.FONT, 12))
+        self.table.horizontalHeader().setFont(QFont(theme.FONT, 12, QFont.Weight.Bold))
+        self.table.verticalHeader().hide()
+        self.table.setWordWrap(True)
+        self.table.setShowGrid(False)
+        self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        fill_table(self.table, snap)
+        head = self.table.horizontalHeader()
+        for c in range(self.table.columnCount()):
+            head.setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
+        head.setSectionResizeMode(len(TABLE_COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
+        note = QLabel(f"{PRICE_NOTE} Roofline estimates: decode ≈ η × bandwidth ÷ bytes read per token; "
+                      f"coloured strips: past each machine's offload cliff. LLM speed advisor.")
+        note.setFont(QFont(theme.FONT, 11))
+        note.setStyleSheet(f"color: {theme.FEEL_TEXT}")
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(36, 24, 36, 18)
+        lay.addWidget(title)
+        lay.addWidget(sub)
+        lay.addWidget(verdict)
+        lay.addWidget(legend)
+        lay.addLayout(row, 5)
+        lay.addWidget(self.table, 3)
+        lay.addWidget(note)
+
+
+def slide_image(snap: CompareSnapshot, size: tuple[int, int] = SLIDE_SIZE) -> QImage:
+    widget = SlideWidget(snap)
+    try:
+        widget.resize(*size)
+        widget.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
+        widget.show()
+        QApplication.processEvents()
+        widget.table.resizeRowsToContents()
+        for axis in AXES:  # ranges depend on the plot's final size: draw once more at it
+            show_plot(widget.plots[axis], snap)
+        QApplication.processEvents()
+        image = QImage(size[0], size[1], QImage.Format.Format_ARGB32)
+        image.fill(Qt.GlobalColor.white)
+        painter = QPainter(image)
+        try:
+            QWidget.render(widget, painter, QPoint(0, 0))  # the widget path, not QGraphicsView.render
+        finally:
+            painter.end()
+        widget.hide()
+        return image
+    finally:
+        widget.deleteLater()
+
+
+def save_slide(snap: CompareSnapshot, path: Path) -> None:
+    save_png(slide_image(snap), path)
+
+
+def table_csv(snap: CompareSnapshot) -> str:
+    rows = csv_rows(snap.comparison)
+    out = io.StringIO()
+    if not rows:
+        return ""
+    writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: ("" if v is None else f"{v:.6g}" if isinstance(v, float) else v) for k, v in row.items()})
+    return out.getvalue()
+
+
+def save_csv(snap: CompareSnapshot, path: Path) -> None:
+    try:
+        write_atomic(path, table_csv(snap))
+    except (OSError, ValueError) as err:
+        reason = getattr(err, "strerror", None) or str(err)
+        raise ExportError(f"{path}: cannot write ({reason})") from None

@@ -1,0 +1,150 @@
+"""The buying commands: compare, budget and what-would-it-take print what the core computes, and
+bad input is one line with exit code 2."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from advisor.catalog.convert import to_model, to_quant
+from advisor.catalog.loader import shipped_catalog
+from advisor.cli import main
+from advisor.core.compare import machine_from_entry, scenario_on
+from advisor.core.evaluate import evaluate
+from advisor.core.hardware import Hardware
+from advisor.core.recommend import recommend
+from advisor.core.scenario import Scenario
+
+CAT = shipped_catalog()
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> dict:
+    assert main([*args, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def scenario(model: str = "llama-3.3-70b", **workload: object) -> Scenario:
+    s = Scenario(model=to_model(CAT.models[model]), quant=to_quant(CAT.quants["q4_k_m"]))
+    return s.model_copy(update={"workload": s.workload.model_copy(update=workload)})
+
+
+def test_compare_json_matches_the_core(capsys: pytest.CaptureFixture[str]) -> None:
+    out = run(capsys, "compare", "--hardware", "rtx-3090", "--hardware", "2x rtx-3090", "--hardware",
+              "m4-max-40c-128gb", "--model", "llama-3.3-70b", "--quant", "q4_k_m", "--context", "8192")
+    rows = {r["label"]: r for r in out["rows"]}
+    assert list(rows) == ["NVIDIA GeForce RTX 3090", "2× NVIDIA GeForce RTX 3090", "Apple M4 Max (40-core GPU), 128 GB"]
+    s = scenario(context=8192)
+    models = [(k, to_model(m)) for k, m in CAT.models.items()]
+    quants = [(k, to_quant(q)) for k, q in CAT.quants.items() if q.format == "gguf"]
+    for spec, label in (("rtx-3090", "NVIDIA GeForce RTX 3090"),
+                        ("m4-max-40c-128gb", "Apple M4 Max (40-core GPU), 128 GB")):
+        hw = machine_from_entry(CAT.hardware[spec]).hardware
+        r = evaluate(scenario_on(s, hw))
+        assert rows[label]["decode_tok_s"] == pytest.approx(r.decode_tok_s)
+        assert rows[label]["ttft_s"] == pytest.approx(r.ttft_s)
+        pick = recommend(scenario_on(s, hw), models, quants, runner_ups=0).pick
+        assert rows[label]["largest"]["model_key"] == pick.model_key
+    two = rows["2× NVIDIA GeForce RTX 3090"]
+    assert two["price_usd"] == pytest.approx(2 * 1499) and two["memory_gb"] == pytest.approx(48) and two["fits"]
+    assert two["tok_s_per_k_usd"] == pytest.approx(two["decode_tok_s"] / 2.998)
+    assert out["verdict"].startswith("2× RTX 3090 runs Llama 3.3 70B Q4_K_M")
+    assert out["workload"]["context"] == 8192
+
+
+def test_compare_text_table(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["compare", "--hardware", "rtx-4090", "rtx-5090", "--model", "qwen3-32b", "--preset", "coding"]) == 0
+    text = capsys.readouterr().out
+    assert "Qwen3 32B · Q4_K_M · 32,768 tokens context · 8,000-token prompt" in text
+    assert "interactive ≥ 20 tok/s" in text
+    assert "Verdict:" in text and "tok/s per $1,000" in text and "NVIDIA GeForce RTX 5090" in text
+
+
+@pytest.mark.parametrize("spec", ["2x rtx-3090", "2xrtx-3090", "2×rtx-3090", "rtx-3090:2"])
+def test_set_spellings(capsys: pytest.CaptureFixture[str], spec: str) -> None:
+    out = run(capsys, "compare", "--hardware", "rtx-4090", "--hardware", spec, "--model", "llama-3.1-8b")
+    assert out["rows"][1]["label"] == "2× NVIDIA GeForce RTX 3090" and out["rows"][1]["devices"] == 2
+
+
+def test_host_flags_apply_to_every_gpu(capsys: pytest.CaptureFixture[str]) -> None:
+    out = run(capsys, "compare", "--hardware", "rtx-4090", "rtx-3090", "--model", "llama-3.3-70b",
+              "--host-bandwidth", "160")
+    s = scenario()
+    hw = machine_from_entry(CAT.hardware["rtx-4090"]).hardware.model_copy(update={"host_bandwidth_gbps": 160.0})
+    assert out["rows"][0]["decode_tok_s"] == pytest.approx(evaluate(scenario_on(s, hw)).decode_tok_s)
+    assert all(m["hardware"]["host_bandwidth_gbps"] == 160 for m in out["machines"])
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        pytest.param(["compare", "--hardware", "rtx-3090", "--model", "llama-3.1-8b"], "2 to 6", id="one-machine"),
+        pytest.param(["compare", *(a for _ in range(7) for a in ("--hardware", "rtx-3090")), "--model", "qwen3-8b"],
+                     "2 to 6", id="seven"),
+        pytest.param(["compare", "--hardware", "rtx-3090", "no-such", "--model", "qwen3-8b"], "--hardware",
+                     id="unknown"),
+        pytest.param(["compare", "--hardware", "rtx-3090", "2x m4-max-40c-128gb", "--model", "qwen3-8b"],
+                     "discrete GPUs", id="mac-set"),
+        pytest.param(["compare", "--hardware", "rtx-3090", "rtx-4090", "--model", "qwen3-8b", "--memory", "5"],
+                     "--memory", id="raw-memory"),
+        pytest.param(["compare", "--hardware", "rtx-3090", "rtx-4090"], "--model", id="no-model"),
+        pytest.param(["budget", "--max-price", "-5"], "--max-price", id="negative-price"),
+        pytest.param(["budget", "--max-price", "2000", "--context", "-1"], "--context", id="bad-context"),
+        pytest.param(["budget", "--max-price", "2000", "--preset", "nope"], "--preset", id="bad-preset"),
+        pytest.param(["what-would-it-take", "--model", "qwen3-8b", "--tok-s", "0"], "--tok-s", id="zero-target"),
+        pytest.param(["what-would-it-take", "--tok-s", "10"], "--model", id="wwit-no-model"),
+    ],
+)
+def test_bad_input_is_one_line(capsys: pytest.CaptureFixture[str], args: list[str], needle: str) -> None:
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert needle in err and "\n" not in err and "Traceback" not in err
+
+
+def test_budget_json(capsys: pytest.CaptureFixture[str]) -> None:
+    out = run(capsys, "budget", "--max-price", "2500", "--preset", "chat", "--top", "40")
+    ranked = out["ranked"]
+    assert ranked and [x["rank"] for x in ranked] == list(range(1, len(ranked) + 1))
+    assert all(x["machine"]["price_usd"] <= 2500 for x in ranked)
+    assert any(x["machine"]["hardware"]["devices"] == 4 for x in ranked)
+    top = ranked[0]
+    hw = Hardware.model_validate(top["machine"]["hardware"])
+    pick = recommend(scenario_on(scenario(), hw), [(k, to_model(m)) for k, m in CAT.models.items()],
+                     [(k, to_quant(q)) for k, q in CAT.quants.items() if q.format == "gguf"], runner_ups=0).pick
+    assert top["largest"]["model_key"] == pick.model_key
+    sizes = [x["largest"]["total_params_b"] if x["largest"] else -1 for x in ranked]
+    assert sizes == sorted(sizes, reverse=True)
+    solo = run(capsys, "budget", "--max-price", "2500", "--no-sets")
+    assert all(x["machine"]["hardware"]["devices"] == 1 for x in solo["ranked"])
+
+
+def test_budget_text_and_pc_price(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["budget", "--max-price", "1500", "--pc-price", "1000", "--top", "5"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("Best under $1,500") and "includes $1,000 for the PC" in text
+    assert " 1. " in text and "uses " in text
+
+
+def test_what_would_it_take_json(capsys: pytest.CaptureFixture[str]) -> None:
+    out = run(capsys, "what-would-it-take", "--model", "llama-3.3-70b", "--tok-s", "15", "--ttft", "2",
+              "--hardware", "rtx-4090")
+    s = scenario()
+    prices = [o["machine"]["price_usd"] for o in out["cheapest"]]
+    assert prices and prices == sorted(prices)
+    for o in out["cheapest"]:
+        assert o["meets"] and o["decode_tok_s"] >= 15 and o["ttft_s"] <= 2
+    assert out["current"]["machine"]["label"] == "your NVIDIA GeForce RTX 4090" and not out["current"]["meets"]
+    up = out["upgrades"][0]
+    assert up["kind"] == "more_cards" and up["cost_usd"] == pytest.approx(1599)
+    hw = machine_from_entry(CAT.hardware["rtx-4090"], 2).hardware
+    assert up["decode_tok_s"] == pytest.approx(evaluate(scenario_on(s, hw)).decode_tok_s)
+
+
+def test_what_would_it_take_text(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["what-would-it-take", "--model", "qwen3-30b-a3b", "--tok-s", "40", "--hardware",
+                 "desktop-ddr5-5600-2ch-64gb", "--preset", "coding"]) == 0
+    text = capsys.readouterr().out
+    assert "Cheapest catalog machines and sets that meet it:" in text
+    assert "Smallest upgrade: add one" in text and "does not meet it" in text
+    assert main(["what-would-it-take", "--model", "llama-3.1-405b", "--tok-s", "5000"]) == 0
+    assert "Nothing in the catalog meets it" in capsys.readouterr().out

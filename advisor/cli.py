@@ -21,7 +21,6 @@ from pydantic import ValidationError
 
 from advisor.catalog.convert import to_hardware, to_model, to_quant
 from advisor.catalog.loader import Catalog, load_catalog
-from advisor.catalog.longtail import find_hardware
 from advisor.core.curves import AXES, curve
 from advisor.core.evaluate import evaluate
 from advisor.core.fmt import num
@@ -126,9 +125,7 @@ def _pick(table: dict[str, Any] | Any, kind: str, key: str | None) -> Any:
 
 def scenario_from_args(args: argparse.Namespace, catalog: Catalog) -> Scenario:
     base: dict[str, dict[str, Any]] = {"hardware": {}, "model": {}, "quant": {}, "workload": {}}
-    # a catalog id, else a long-tail one (db-..., the uncurated GPUs of `catalog hardware --search TEXT --all`)
-    hw = (find_hardware(catalog, args.hardware) if args.hardware else None) or \
-        _pick(catalog.hardware, "hardware", args.hardware)
+    hw = _pick(catalog.hardware, "hardware", args.hardware)
     if hw is not None:
         base["hardware"] = to_hardware(hw).model_dump()
     m = _pick(catalog.models, "models", args.model)

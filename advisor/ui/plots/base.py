@@ -122,14 +122,17 @@ class TokPlot(pg.PlotWidget):
                       y_top: float | None = None) -> None:
         """Draw what every axis shares. On screen the title stays short (a long one would force the
         plot wider than its pane); slide exports add the scenario."""
+        same_curves = self.curve_data is not None and all(
+            np.array_equal(getattr(self.curve_data, f), getattr(c, f)) for f in ("x", "decode", "ceiling", "low", "high"))
         self.curve_data = c
         item = self.getPlotItem()
         self.set_title(title)
         runs = c.runs
-        self.line.setData(c.x, finite_or_nan(c.decode, runs))
-        self.ceiling.setData(c.x, finite_or_nan(c.ceiling, runs))
-        self.band.setPath(band_path(c.x, np.where(runs & (c.low > 0), c.low, Y_MIN),
-                                    np.where(runs & (c.high > 0), c.high, Y_MIN)))
+        if not same_curves:  # dragging the context moves only the marker on its own plot: repaint just that
+            self.line.setData(c.x, finite_or_nan(c.decode, runs))
+            self.ceiling.setData(c.x, finite_or_nan(c.ceiling, runs))
+            self.band.setPath(band_path(c.x, np.where(runs & (c.low > 0), c.low, Y_MIN),
+                                        np.where(runs & (c.high > 0), c.high, Y_MIN)))
 
         x0, x1 = log10(float(c.x[0])), log10(float(c.x[-1]))
         if y_top is None:

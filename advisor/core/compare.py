@@ -430,7 +430,7 @@ def table_cells(row: CompareRow) -> dict[str, str]:
     big = row.largest
     largest = "none" if big is None else f"{big.model_name} {big.quant_name}, {num(big.decode_tok_s)} tok/s"
     if row.kind is HardwareClass.UNIFIED and row.host_gb:
-        memory = f"{gb(row.memory_gb)} of {gb(row.memory_gb + row.host_gb)}"
+        memory = f"{gb(row.memory_gb)} of {gb(row.memory_gb + row.host_gb)} usable"
     else:
         memory = gb(row.memory_gb) + (f" + {gb(row.host_gb)} RAM" if row.host_gb else "")
     return {

@@ -131,7 +131,12 @@ def slide_image(snap: CompareSnapshot, size: tuple[int, int] = SLIDE_SIZE) -> QI
         widget.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
         widget.show()
         QApplication.processEvents()
-        widget.table.resizeRowsToContents()
+        table = widget.table
+        table.resizeRowsToContents()
+        # The table takes what its rows need; the plots get the rest of the slide.
+        rows = sum(table.rowHeight(r) for r in range(table.rowCount()))
+        table.setFixedHeight(rows + table.horizontalHeader().height() + 2 * table.frameWidth() + 4)
+        QApplication.processEvents()
         for axis in AXES:  # ranges depend on the plot's final size: draw once more at it
             show_plot(widget.plots[axis], snap)
         QApplication.processEvents()

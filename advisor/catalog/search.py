@@ -37,5 +37,7 @@ def search(entries: Iterable[E], query: str) -> list[E]:
             name = str(getattr(e, "name", "")).lower()
             score = 0 if name.startswith(query.lower().strip()) or str(getattr(e, "id", "")).startswith(words[0]) else 1
             hits.append((score, n, e))
-    hits.sort(key=lambda t: (t[0], t[1]))
+    # Among equal scores, the shorter name is the closer match ("3090" → RTX 3090 before RTX 3090 Ti);
+    # the catalog's own order breaks the remaining ties.
+    hits.sort(key=lambda t: (t[0], len(str(getattr(t[2], "name", ""))), t[1]))
     return [e for _, _, e in hits]

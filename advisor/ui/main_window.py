@@ -155,6 +155,9 @@ class MainWindow(QMainWindow):
         e = bar.addMenu("&Edit")
         self.undo_action = self._action(e, "&Undo", self.store.undo, QKeySequence.StandardKey.Undo)
         self.redo_action = self._action(e, "&Redo", self.store.redo, QKeySequence.StandardKey.Redo)
+        t = bar.addMenu("&Tools")
+        self._action(t, "&Compare machines…", self.compare, "Ctrl+M",
+                     "Machines side by side with price, best under a budget, what it would take")
         v = bar.addMenu("&View")
         self._action(v, "&Feel it…", self.feel_it, "F5", "Stream sample text at the predicted speed")
         for key, dock in self.docks.items():
@@ -276,6 +279,11 @@ class MainWindow(QMainWindow):
         return True
 
     # --- misc -----------------------------------------------------------------------------
+    def compare(self) -> None:
+        from advisor.ui.compare import open_compare_window
+
+        open_compare_window(self)
+
     def feel_it(self) -> None:
         r = self.store.snapshot.result
         FeelDialog(r.decode_tok_s, r.ttft_s, self).exec()

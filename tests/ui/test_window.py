@@ -157,3 +157,17 @@ def test_screenshot_for_docs(window: MainWindow) -> None:
     docs = Path(__file__).resolve().parents[2] / "docs"
     docs.mkdir(exist_ok=True)
     assert window.grab().save(str(docs / "screenshot.png"))
+
+
+def test_tools_menu_opens_compare_with_current_machine(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtWidgets import QMenu
+
+    action = next(a for m in window.menuBar().findChildren(QMenu) for a in m.actions()
+                  if a.text() == "&Compare machines…")
+    assert action.shortcut().toString() == "Ctrl+M"
+    action.trigger()
+    from advisor.ui.compare import open_compare_window
+
+    compare = open_compare_window(window)  # a second call brings back the same window
+    qtbot.addWidget(compare)
+    assert compare.isVisible()

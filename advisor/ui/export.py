@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QBuffer, QIODevice, QPoint, QRect, Qt
@@ -30,11 +31,16 @@ class ExportError(Exception):
     """An export that could not be written; the message names the path."""
 
 
-def _render(widget: QWidget, size: tuple[int, int]) -> QImage:
+def paint_widget(widget: QWidget, size: tuple[int, int], prepare: Callable[[], None] | None = None) -> QImage:
+    """Lay `widget` out off screen at `size` and paint it into an image. `prepare` runs once the
+    layout has happened (for work that needs final sizes)."""
     widget.resize(*size)
     widget.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
     widget.show()
     QApplication.processEvents()
+    if prepare is not None:
+        prepare()
+        QApplication.processEvents()
     image = QImage(size[0], size[1], QImage.Format.Format_ARGB32)
     image.fill(Qt.GlobalColor.white)
     painter = QPainter(image)
@@ -61,7 +67,7 @@ def plot_image(axis: Axis, snap: Snapshot, extras: Extras | None = None,
                size: tuple[int, int] = SLIDE_SIZE) -> QImage:
     plot = slide_plot(axis, snap, extras)
     try:
-        return _render(plot, size)
+        return paint_widget(plot, size)
     finally:
         plot.deleteLater()
 
@@ -84,7 +90,7 @@ def dashboard_image(snap: Snapshot, extras: Extras | None, title: str,
     grid.setColumnStretch(0, 3)
     grid.setColumnStretch(1, 2)
     try:
-        body = _render(page, (size[0], size[1] - 80))
+        body = paint_widget(page, (size[0], size[1] - 80))
     finally:
         page.deleteLater()
     image = QImage(size[0], size[1], QImage.Format.Format_ARGB32)
@@ -104,7 +110,7 @@ def save_png(image: QImage, path: Path) -> None:
     buf.open(QIODevice.OpenModeFlag.WriteOnly)
     if not image.save(buf, "PNG"):
         raise ExportError(f"{path}: could not encode the image")
-    _write(path, bytes(buf.data()))
+    write_export(path, bytes(buf.data()))
 
 
 def copy_image(image: QImage) -> None:
@@ -122,10 +128,11 @@ def curve_csv(snap: Snapshot, axis: Axis) -> str:
 
 
 def save_csv(snap: Snapshot, axis: Axis, path: Path) -> None:
-    _write(path, curve_csv(snap, axis))
+    write_export(path, curve_csv(snap, axis))
 
 
-def _write(path: Path, data: str | bytes) -> None:
+def write_export(path: Path, data: str | bytes) -> None:
+    """Write atomically; any failure becomes one ExportError naming the path."""
     try:
         write_atomic(path, data)
     except (OSError, ValueError) as err:  # ValueError: a name the OS cannot take (a NUL byte)

@@ -7,8 +7,8 @@ import csv
 import io
 from pathlib import Path
 
-from PySide6.QtCore import QPoint, Qt
-from PySide6.QtGui import QFont, QImage, QPainter
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont, QImage
 from PySide6.QtWidgets import (
     QApplication,
     QHBoxLayout,
@@ -20,13 +20,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from advisor.atomic import write_atomic
 from advisor.core.compare import PRICE_NOTE, TABLE_COLUMNS, csv_rows, rate, table_cells
 from advisor.core.curves import AXES
 from advisor.ui import theme
 from advisor.ui.compare.plots import ComparePlot, legend_html
 from advisor.ui.compare.state import CompareSnapshot
-from advisor.ui.export import SLIDE_SIZE, ExportError, save_png
+from advisor.ui.export import SLIDE_SIZE, paint_widget, save_png, write_export
 
 RIGHT_ALIGNED = {"price_usd", "memory_gb", "bandwidth_gbps", "decode_tok_s", "ttft_s", "tok_s_per_k_usd", "tok_s_per_w"}
 
@@ -126,11 +125,8 @@ class SlideWidget(QWidget):
 
 def slide_image(snap: CompareSnapshot, size: tuple[int, int] = SLIDE_SIZE) -> QImage:
     widget = SlideWidget(snap)
-    try:
-        widget.resize(*size)
-        widget.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
-        widget.show()
-        QApplication.processEvents()
+
+    def fit_table() -> None:
         table = widget.table
         table.resizeRowsToContents()
         # The table takes what its rows need; the plots get the rest of the slide.
@@ -139,19 +135,11 @@ def slide_image(snap: CompareSnapshot, size: tuple[int, int] = SLIDE_SIZE) -> QI
         QApplication.processEvents()
         for axis in AXES:  # ranges depend on the plot's final size: draw once more at it
             show_plot(widget.plots[axis], snap)
-        QApplication.processEvents()
-        image = QImage(size[0], size[1], QImage.Format.Format_ARGB32)
-        image.fill(Qt.GlobalColor.white)
-        painter = QPainter(image)
-        try:
-            QWidget.render(widget, painter, QPoint(0, 0))  # the widget path, not QGraphicsView.render
-        finally:
-            painter.end()
-        widget.hide()
-        return image
+
+    try:
+        return paint_widget(widget, size, prepare=fit_table)
     finally:
         widget.deleteLater()
-
 
 def save_slide(snap: CompareSnapshot, path: Path) -> None:
     save_png(slide_image(snap), path)
@@ -170,8 +158,4 @@ def table_csv(snap: CompareSnapshot) -> str:
 
 
 def save_csv(snap: CompareSnapshot, path: Path) -> None:
-    try:
-        write_atomic(path, table_csv(snap))
-    except (OSError, ValueError) as err:
-        reason = getattr(err, "strerror", None) or str(err)
-        raise ExportError(f"{path}: cannot write ({reason})") from None
+    write_export(path, table_csv(snap))

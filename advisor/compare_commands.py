@@ -38,6 +38,7 @@ from advisor.core.compare import (
     what_would_it_take,
 )
 from advisor.core.fmt import num
+from advisor.catalog.longtail import find_hardware
 from advisor.core.hardware import Hardware, HardwareClass
 from advisor.core.presets import PRESETS, preset_changes
 from advisor.core.scenario import Scenario, Workload
@@ -119,22 +120,23 @@ def parse_machine(spec: str, catalog: Catalog) -> Machine:
     """'rtx-3090', '2x rtx-3090', '2×rtx-3090' or 'rtx-3090:2'."""
     text = spec.strip()
     count, key = 1, text
-    if text not in catalog.hardware:
+    if find_hardware(catalog, text) is None:
         m = _SET.match(text) or None
         if m:
             count, key = int(m.group(1)), m.group(2).strip()
         else:
             m = _SET_SUFFIX.match(text)
-            if m and m.group(1) in catalog.hardware:
+            if m and find_hardware(catalog, m.group(1)) is not None:
                 count, key = int(m.group(2)), m.group(1)
-    if key not in catalog.hardware:
+    entry = find_hardware(catalog, key)  # curated first, then the uncurated long tail (db-… ids)
+    if entry is None:
         close = [k for k in catalog.hardware if key.lower() in k][:5]
-        hint = f"; did you mean {', '.join(close)}?" if close else "; see `catalog hardware`"
+        hint = f"; did you mean {', '.join(close)}?" if close else "; see `catalog hardware --search TEXT --all`"
         raise CliError(f"--hardware: unknown id '{key}'{hint}")
     if not 1 <= count <= 64:
         raise CliError(f"--hardware: {spec!r}: a set has 1 to 64 devices")
     try:
-        return machine_from_entry(catalog.hardware[key], count)
+        return machine_from_entry(entry, count)
     except ValueError as err:
         raise CliError(f"--hardware: {err}") from None
 

@@ -148,3 +148,12 @@ def test_what_would_it_take_text(capsys: pytest.CaptureFixture[str]) -> None:
     assert "Smallest upgrade: add one" in text and "does not meet it" in text
     assert main(["what-would-it-take", "--model", "llama-3.1-405b", "--tok-s", "5000"]) == 0
     assert "Nothing in the catalog meets it" in capsys.readouterr().out
+
+
+def test_compare_accepts_longtail_ids(capsys: pytest.CaptureFixture[str]) -> None:
+    """An uncurated GPU from the long tail compares like any other (2x sets too)."""
+    assert main(["compare", "--hardware", "rtx-3090", "--hardware", "2x db-geforce-gtx-1080-ti",
+                 "--model", "llama-3.1-8b", "--quant", "q4_k_m", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    rows = {r["label"]: r for r in out["rows"]}
+    assert any("1080 Ti" in label and label.startswith("2×") for label in rows)

@@ -19,7 +19,7 @@ from advisor.core.feel import FEELS, Feel
 from advisor.ui import theme
 from advisor.ui.plots.axes import LogAxis
 from advisor.ui.plots.labels import Label, Labels
-from advisor.ui.plots.spans import Spans
+from advisor.ui.plots.spans import Grid, Spans
 
 Y_MIN, Y_MAX = 0.5, 5000.0
 
@@ -49,7 +49,6 @@ class TokPlot(pg.PlotWidget):
         self.base_title = title
         item = self.getPlotItem()
         item.setLogMode(x=True, y=True)
-        item.showGrid(x=True, y=True, alpha=0.15)
         item.setLabel("left", "tok/s per stream")
         item.setLabel("bottom", x_label)
         item.setMenuEnabled(False)
@@ -61,6 +60,12 @@ class TokPlot(pg.PlotWidget):
             ax.setStyle(tickFont=QFont(theme.FONT, theme.TICK_PT))
         self.setMouseEnabled(x=False, y=False)
         self.legend = item.addLegend(offset=(10, -10), labelTextColor=theme.AXIS, brush=pg.mkBrush(255, 255, 255, 220))
+
+        grid_pen = pg.mkPen(theme.over_white(QColor(theme.GRID), 0.25), width=1)
+        grid_pen.setCosmetic(True)
+        self.grid = Grid(item.getAxis("bottom"), item.getAxis("left"), grid_pen)
+        self.grid.setZValue(-90)
+        item.addItem(self.grid, ignoreBounds=True)
 
         # Interactivity bands: spans of log10(tok/s) across the plot, one label each.
         self.band_spans = Spans(horizontal=True)
@@ -95,6 +100,12 @@ class TokPlot(pg.PlotWidget):
         self.legend.addItem(self.band_swatch, "η range")
         self.marker = item.plot(pen=None, symbol="o", symbolSize=12, symbolBrush=theme.REALISTIC,
                                 symbolPen=pg.mkPen("w", width=2))
+        # The user's own measurements (advisor.measure): one scatter item, empty until there are some.
+        self.measured = item.plot(pen=None, symbol="d", symbolSize=11, symbolBrush=pg.mkBrush(theme.AXIS),
+                                  symbolPen=pg.mkPen("w", width=1.5))
+        self.measured.setZValue(20)
+        self._measured_in_legend = False
+        self._measured_xy: tuple[tuple[float, ...], tuple[float, ...]] = ((), ())
 
         # Hover readout.
         self.readout = pg.TextItem("", color=theme.AXIS, anchor=(0, 0), fill=pg.mkBrush(255, 255, 255, 230),
@@ -171,6 +182,24 @@ class TokPlot(pg.PlotWidget):
         mx = c.marker_x
         my = float(np.interp(log10(mx), np.log10(c.x), c.decode)) if c.x[0] <= mx <= c.x[-1] else 0.0
         self.marker.setData([mx], [my] if my > 0 else [np.nan])
+
+    def show_measured(self, xs: list[float] | NDArray[np.float64], ys: list[float] | NDArray[np.float64]) -> None:
+        """Draw the user's measured points (x on this plot's axis, tok/s); empty lists hide them."""
+        x = np.asarray(xs, dtype=float)
+        y = np.asarray(ys, dtype=float)
+        ok = (x > 0) & (y > 0)
+        key = (tuple(x[ok]), tuple(y[ok]))
+        if key == self._measured_xy:  # nearly every redraw: nothing measured changed
+            return
+        self._measured_xy = key
+        self.measured.setData(x[ok], y[ok])
+        shown = bool(ok.any())
+        if shown != self._measured_in_legend:  # the legend lists "measured" only while there are points
+            if shown:
+                self.legend.addItem(self.measured, "measured by you")
+            else:
+                self.legend.removeItem(self.measured)
+            self._measured_in_legend = shown
 
     def scale_text(self, factor: float) -> None:
         """Bigger type for slides: every label, the legend and the axes."""

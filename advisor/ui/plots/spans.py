@@ -44,3 +44,35 @@ class Spans(pg.GraphicsObject):
                 p.setPen(edge)
                 p.drawLine(QLineF(lo, view.top(), lo, view.bottom()) if not self.horizontal
                            else QLineF(view.left(), lo, view.right(), lo))
+
+
+class Grid(pg.GraphicsObject):
+    """Grid lines at the axes' ticks, drawn inside the view.
+
+    pyqtgraph draws its grid from the axis items, which makes every axis cover the whole plot: any
+    change inside the view then repaints both axes too."""
+
+    def __init__(self, x_axis: pg.AxisItem, y_axis: pg.AxisItem, pen: QPen) -> None:
+        super().__init__()
+        self.axes = (x_axis, y_axis)
+        self.pen = pen
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name
+        view = self.viewRect()
+        return QRectF() if view is None else view
+
+    def viewRangeChanged(self) -> None:  # noqa: N802 - pyqtgraph's name
+        self.prepareGeometryChange()
+
+    def paint(self, p: QPainter, *args: object) -> None:
+        view = self.viewRect()
+        if view is None:
+            return
+        p.setPen(self.pen)
+        x_axis, y_axis = self.axes
+        for _, xs in x_axis.tickValues(view.left(), view.right(), view.width()):
+            for x in xs:
+                p.drawLine(QLineF(x, view.top(), x, view.bottom()))
+        for _, ys in y_axis.tickValues(view.top(), view.bottom(), view.height()):
+            for y in ys:
+                p.drawLine(QLineF(view.left(), y, view.right(), y))

@@ -395,6 +395,8 @@ def extra_commands() -> list[Callable[[Any], None]]:
         pass
     from advisor.validation.commands import add_commands as add_validation
     hooks.append(add_validation)
+    from advisor.measure.commands import add_commands as add_measure_commands
+    hooks.append(add_measure_commands)
     from advisor.ui.plot_command import add_commands as add_plot_command  # Qt loads only when it runs
 
     hooks.append(add_plot_command)

@@ -16,6 +16,18 @@ YearMonth = Annotated[str, StringConstraints(pattern=r"^\d{4}-(0[1-9]|1[0-2])$")
 Source = Annotated[str, StringConstraints(min_length=3, max_length=2000)]
 
 
+class MeasuredPoint(Frozen):
+    """One of the user's own llama-bench results (or a typed tok/s) kept with their hardware entry."""
+
+    test: Literal["pp", "tg"] = Field(description="pp = prompt processing (prefill), tg = text generation (decode)")
+    prompt: int = Field(0, ge=0, le=10_000_000, description="Prompt tokens of a pp test")
+    gen: int = Field(0, ge=0, le=10_000_000, description="Generated tokens of a tg test")
+    depth: int = Field(0, ge=0, le=100_000_000, description="Tokens already in the KV cache (llama-bench -d)")
+    tok_s: float = Field(gt=0, le=1e9, description="Measured tok/s")
+    model_id: str | None = Field(None, max_length=200, description="Catalog model the point was measured with")
+    quant_id: str | None = Field(None, max_length=200, description="Catalog quant the point was measured with")
+
+
 class HardwareEntry(Hardware):
     id: Slug
     vendor: str = Field(max_length=80)
@@ -28,6 +40,13 @@ class HardwareEntry(Hardware):
     estimates: list[str] = Field(default_factory=list,
                                  description="Field names whose figures are estimates rather than sourced")
     notes: str = ""
+    # The user's own measurements (advisor.measure): picking the entry sets the workload's η to these.
+    measured_eta: float | None = Field(None, gt=0, le=1,
+                                       description="Decode η fitted to the user's own measurements (η × ceiling)")
+    measured_compute_eta: float | None = Field(None, gt=0, le=1,
+                                               description="Prefill η fitted to the user's own measurements")
+    measured_points: list[MeasuredPoint] = Field(default_factory=list, max_length=500,
+                                                 description="The measurements the η were fitted to")
 
 
 class ModelEntry(ModelArch):

@@ -11,6 +11,7 @@ from advisor.catalog.convert import to_hardware
 from advisor.catalog.schema import HardwareEntry
 from advisor.core.fmt import num
 from advisor.core.hardware import HARDWARE_CLASS_LABELS, Hardware, HardwareClass
+from advisor.measure.entry import apply_measured
 from advisor.ui.fields import read_value, show_value, spin_for
 from advisor.ui.panels.catalog_list import CatalogList
 from advisor.ui.store import Snapshot, Store
@@ -90,10 +91,19 @@ class HardwarePanel(QWidget):
         hid = self.store.session.hardware_id
         return self.store.catalog.hardware.get(hid) if hid else None
 
+    def refresh_entries(self) -> None:
+        """Re-list the catalog (after the user saved an entry of their own)."""
+        order = list(HARDWARE_CLASS_LABELS)
+        self.list.set_entries(sorted(self.store.catalog.hardware.values(),
+                                     key=lambda e: (order.index(e.kind), -e.bandwidth_gbps)))
+        self.list.select_id(self.store.session.hardware_id)
+
     def _picked(self, hid: str) -> None:
         entry = self.store.catalog.hardware[hid]
         data = self.store.session.model_dump()
         data["scenario"]["hardware"] = pick_hardware(self.store.session.scenario.hardware, entry)
+        # An entry with the user's own measurements brings its fitted η (and takes it away again).
+        data["scenario"]["workload"] = apply_measured(data["scenario"]["workload"], self.entry(), entry)
         data["hardware_id"] = hid
         self.store.set_session(data, f"Pick {entry.name}")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from advisor.measure.entry import measured_xy
 from advisor.ui.plots.base import TokPlot
 from advisor.ui.store import Snapshot
 
@@ -17,6 +18,16 @@ class ContextPlot(TokPlot):
         w = snap.session.scenario.workload
         self.render_common(snap.curves["context"], w.interactive_tok_s, w.feel_thresholds,
                            self.base_title)
+        self.show_measured(*self.measured_points(snap))
+
+    def measured_points(self, snap: Snapshot) -> tuple[list[float], list[float]]:
+        """(context, tok/s) the user measured on the current hardware entry, from the window's store
+        catalog (a plot outside a window, such as a slide export, has none). Depth 0 is drawn at the
+        axis's left edge."""
+        store = getattr(self.window(), "store", None)
+        xs, ys = measured_xy(getattr(store, "catalog", None), snap.session)
+        left = float(snap.curves["context"].x[0])
+        return [max(x, left) for x in xs], ys
 
     def format_x(self, x: float) -> str:
         return f"{x:,.0f} tokens of context"

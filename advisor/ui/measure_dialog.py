@@ -1,0 +1,399 @@
+"""Tools → Measure your own…: paste llama-bench output (or type a measured tok/s), see the rows, the
+fitted η with its spread and what it changes, and keep it with your hardware as your own entry;
+plus a host memory bandwidth test that fills in the CPU figures.
+
+    dialog = open_measure_dialog(window)   # the window's store and hardware panel; non-modal
+
+Everything that computes lives in advisor.measure (pure); this module shows and routes it."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import threading
+from html import escape
+from typing import Any
+
+from PySide6.QtCore import QThread, Signal
+from PySide6.QtGui import QCloseEvent
+from PySide6.QtWidgets import (
+    QDialog,
+    QDoubleSpinBox,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPlainTextEdit,
+    QProgressBar,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from advisor.catalog.loader import load_catalog
+from advisor.catalog.schema import HardwareEntry
+from advisor.catalog.user_store import UserStoreError, save_entry
+from advisor.core.hardware import HardwareClass
+from advisor.measure.bandwidth import CAVEAT, DEFAULT_SECONDS, BandwidthResult, default_size, measure_bandwidth
+from advisor.measure.entry import apply_measured, measured_entry
+from advisor.measure.fit import Change, FitError, FitResult, RowFit, fit_eta, prediction_change
+from advisor.measure.llama_bench import BenchError, BenchRow, parse_llama_bench, typed_row
+from advisor.paths import user_catalog_dir
+from advisor.ui.panels.hardware_panel import pick_hardware
+from advisor.ui.store import Store
+
+COLUMNS = ("Test", "ngl", "Measured", "Ceiling η=1", "Implied η", "With your η", "Shipped model", "Note")
+PLACEHOLDER = ("Paste what llama-bench printed — the markdown table (with its header line), or its "
+               "-o json / -o jsonl output. For example:\n\n"
+               "llama-bench -m model.gguf -p 512 -n 128 -d 0,4096,16384")
+WARN = "#D55E00"
+
+
+def _ram_bytes() -> float | None:
+    try:
+        return float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+class BandwidthThread(QThread):
+    """Runs measure_bandwidth off the GUI thread; cancel() stops it after the current pass."""
+
+    progressed = Signal(float)  # fraction done
+    measured = Signal(object)  # BandwidthResult
+    failed = Signal(str)
+
+    def __init__(self, seconds: float, size_bytes: int, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.seconds = seconds
+        self.size_bytes = size_bytes
+        self._stop = threading.Event()
+
+    def cancel(self) -> None:
+        self._stop.set()
+
+    def run(self) -> None:
+        try:
+            result = measure_bandwidth(self.seconds, self.size_bytes, progress=self.progressed.emit,
+                                       cancelled=self._stop.is_set)
+        except (MemoryError, ValueError) as err:
+            self.failed.emit(f"The bandwidth test could not run: {err or type(err).__name__}")
+            return
+        self.measured.emit(result)
+
+
+class MeasureDialog(QDialog):
+    def __init__(self, store: Store, parent: QWidget | None = None, hardware_panel: Any = None) -> None:
+        super().__init__(parent)
+        self.store = store
+        self.hardware_panel = hardware_panel
+        self.setWindowTitle("Measure your own")
+        self.setObjectName("measure-dialog")
+        self.rows: list[BenchRow] = []
+        self.fit_result: FitResult | None = None
+        self.change: Change | None = None
+        self.saved: HardwareEntry | None = None
+        self.bandwidth: BandwidthResult | None = None
+        self.thread: BandwidthThread | None = None
+        self._fitted_for: tuple[object, ...] | None = None  # the scenario the shown fit belongs to
+
+        self.intro = QLabel()
+        self.intro.setWordWrap(True)
+        self.paste = QPlainTextEdit()
+        self.paste.setPlaceholderText(PLACEHOLDER)
+        self.paste.setMinimumHeight(140)
+        self.typed = QDoubleSpinBox()
+        self.typed.setRange(0.0, 1_000_000.0)
+        self.typed.setDecimals(2)
+        self.typed.setSpecialValueText("—")
+        self.typed.setSuffix(" tok/s")
+        self.typed.setToolTip("A decode speed you measured yourself for exactly the current scenario "
+                              "(its context, streams and offload); leave at — to use only the pasted rows")
+        self.typed_label = QLabel()
+        self.fit_button = QPushButton("Fit η")
+        self.fit_button.setDefault(True)
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(list(COLUMNS))
+        self.table.verticalHeader().hide()
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.summary = QLabel()
+        self.summary.setWordWrap(True)
+        self.summary.setObjectName("measure-summary")
+        self.save_button = QPushButton("Save with my hardware")
+        self.save_button.setEnabled(False)
+
+        typed_row_layout = QHBoxLayout()
+        typed_row_layout.addWidget(self.typed_label, 1)
+        typed_row_layout.addWidget(self.typed)
+        typed_row_layout.addWidget(self.fit_button)
+        fit_box = QGroupBox("llama-bench results")
+        fit_lay = QVBoxLayout(fit_box)
+        fit_lay.addWidget(self.intro)
+        fit_lay.addWidget(self.paste, 1)
+        fit_lay.addLayout(typed_row_layout)
+        fit_lay.addWidget(self.table, 1)
+        fit_lay.addWidget(self.summary)
+        save_row = QHBoxLayout()
+        save_row.addStretch(1)
+        save_row.addWidget(self.save_button)
+        fit_lay.addLayout(save_row)
+
+        self.bw_start = QPushButton("Measure host memory bandwidth")
+        self.bw_cancel = QPushButton("Cancel")
+        self.bw_cancel.setEnabled(False)
+        self.bw_progress = QProgressBar()
+        self.bw_progress.setRange(0, 100)
+        self.bw_result = QLabel("Not measured yet.")
+        self.bw_result.setWordWrap(True)
+        self.bw_apply = QPushButton("Use it")
+        self.bw_apply.setEnabled(False)
+        caveat = QLabel(CAVEAT)
+        caveat.setWordWrap(True)
+        caveat.setStyleSheet("color: #555")
+        bw_box = QGroupBox("This machine's memory")
+        bw_lay = QVBoxLayout(bw_box)
+        row = QHBoxLayout()
+        row.addWidget(self.bw_start)
+        row.addWidget(self.bw_progress, 1)
+        row.addWidget(self.bw_cancel)
+        bw_lay.addLayout(row)
+        row2 = QHBoxLayout()
+        row2.addWidget(self.bw_result, 1)
+        row2.addWidget(self.bw_apply)
+        bw_lay.addLayout(row2)
+        bw_lay.addWidget(caveat)
+
+        close = QPushButton("Close")
+        close.clicked.connect(self.close)
+        bottom = QHBoxLayout()
+        bottom.addStretch(1)
+        bottom.addWidget(close)
+        lay = QVBoxLayout(self)
+        lay.addWidget(fit_box, 1)
+        lay.addWidget(bw_box)
+        lay.addLayout(bottom)
+        self.resize(900, 760)
+
+        self.fit_button.clicked.connect(lambda _c=False: self.fit())
+        self.save_button.clicked.connect(lambda _c=False: self.save())
+        self.bw_start.clicked.connect(lambda _c=False: self.start_bandwidth())
+        self.bw_cancel.clicked.connect(self.cancel_bandwidth)
+        self.bw_apply.clicked.connect(lambda _c=False: self.apply_bandwidth())
+        store.changed.connect(self._scenario_changed)
+        self._scenario_changed()
+
+    # --- the scenario the fit is for ----------------------------------------------------------
+    def _scenario_changed(self, _snap: object = None) -> None:
+        s = self.store.session.scenario
+        self.intro.setText(
+            f"For <b>{escape(s.hardware.name)}</b> running <b>{escape(s.model.name)}</b> at "
+            f"<b>{escape(s.quant.name)}</b> ({s.quant.bits_per_weight:g} bits per weight). Run llama-bench with "
+            "that model file on that machine, paste its output, and the advisor fits the share of bandwidth "
+            "(η decode) and of compute (η prefill) your machine really gets. Saved, η means exactly "
+            "η × ceiling from then on, whenever you pick this hardware.")
+        self.typed_label.setText(f"…or a decode speed you measured for this scenario (at its "
+                                 f"{s.workload.context:,}-token context):")
+        self._update_apply_label()
+        if self._fitted_for is not None and self._fit_key() != self._fitted_for:
+            self.save_button.setEnabled(False)
+            self.save_button.setText("The scenario changed: fit again to save")
+
+    def _fit_key(self) -> tuple[object, ...]:
+        """What the shown fit depends on: the machine, model and quant, and for a typed figure the
+        whole workload it was measured at (the efficiencies aside: saving sets those)."""
+        s = self.store.session.scenario
+        key: tuple[object, ...] = (s.hardware.model_copy(update={"name": ""}), s.model, s.quant)
+        if any(r.source == "typed" for r in self.rows):
+            key += (s.workload.model_copy(update={"efficiency": None, "compute_efficiency": None}),)
+        return key
+
+    # --- fitting ------------------------------------------------------------------------------
+    def fit(self) -> FitResult | None:
+        """Parse the pasted text (and the typed figure), fit, and show the rows and what changes."""
+        scenario = self.store.session.scenario
+        self.fit_result = self.change = None
+        self.save_button.setEnabled(False)
+        self._fitted_for = None
+        try:
+            rows = parse_llama_bench(self.paste.toPlainText()) if self.paste.toPlainText().strip() else []
+            if self.typed.value() > 0:
+                rows.append(typed_row(self.typed.value(), scenario.workload.context))
+            if not rows:
+                raise BenchError("paste llama-bench output, or type a decode speed you measured")
+            self.rows = rows
+            fit = fit_eta(scenario, rows)
+        except (BenchError, FitError) as err:
+            self._show_rows([], [])
+            self._error(str(err))
+            return None
+        self.fit_result = fit
+        self.change = prediction_change(scenario, fit)
+        fitted = [r for f in (fit.decode, fit.prefill) if f is not None for r in f.rows]
+        self._show_rows(fitted, list(fit.skipped))
+        self.summary.setText(self._summary_html(fit, self.change))
+        self.save_button.setEnabled(True)
+        self.save_button.setText(f"Save as “{self._entry_name()}” and use it")
+        self._fitted_for = self._fit_key()
+        return fit
+
+    def _entry_name(self) -> str:
+        s = self.store.session
+        entry = self.store.catalog.hardware.get(s.hardware_id) if s.hardware_id else None
+        name = entry.name if entry is not None else s.scenario.hardware.name
+        return name if name.endswith("(mine)") else f"{name} (mine)"
+
+    def _error(self, message: str) -> None:
+        self.summary.setText(f"<span style='color:{WARN}'>{escape(message)}</span>")
+
+    def _show_rows(self, fitted: list[RowFit], skipped: list[tuple[BenchRow, str]]) -> None:
+        self.table.setRowCount(len(fitted) + len(skipped))
+        for i, r in enumerate(fitted):
+            shipped = (f"{r.shipped:.1f} ({100 * (r.shipped_error or 0):+.0f} %)" if r.shipped else "—")
+            cells = (r.row.label, _ngl(r.row), f"{r.row.tok_s:.2f}", f"{r.ceiling:.1f}", f"{r.implied_eta:.3f}",
+                     f"{r.predicted:.1f} ({100 * r.residual:+.1f} %)", shipped,
+                     "η > 1: faster than the ceiling" if r.implied_eta > 1 else "")
+            self._set_row(i, cells)
+        for j, (row, why) in enumerate(skipped, start=len(fitted)):
+            self._set_row(j, (row.label, _ngl(row), f"{row.tok_s:.2f}", "", "", "", "", f"not used: {why}"))
+
+    def _set_row(self, i: int, cells: tuple[str, ...]) -> None:
+        for col, text in enumerate(cells):
+            self.table.setItem(i, col, QTableWidgetItem(text))
+
+    @staticmethod
+    def _summary_html(fit: FitResult, change: Change) -> str:
+        lines = []
+        for f in (fit.decode, fit.prefill):
+            if f is None:
+                continue
+            lines.append(f"<b>{escape(f.summary())}</b>")
+            shipped = f.shipped_median_abs_error
+            if shipped is not None:
+                lines.append(f"On these rows the shipped model is off by a median {100 * shipped:.1f} %; "
+                             f"your η by {100 * f.median_abs_residual:.1f} %.")
+        if fit.decode is None:
+            lines.append("No tg rows: decode η is not fitted (run llama-bench with -n).")
+        if fit.prefill is None:
+            lines.append("No pp rows: prefill η is not fitted.")
+        lines.append(f"Your current scenario: {escape(change.summary())}.")
+        lines += [f"<span style='color:{WARN}'>{escape(n)}</span>" for n in fit.notes]
+        return "<br>".join(lines)
+
+    # --- saving -------------------------------------------------------------------------------
+    def save(self) -> HardwareEntry | None:
+        """Save the fitted η and points as the user's copy of the current hardware, then switch to it."""
+        fit = self.fit_result
+        if fit is None:
+            return None
+        store = self.store
+        session = store.session
+        base = store.catalog.hardware.get(session.hardware_id) if session.hardware_id else None
+        s = session.scenario
+        entry = measured_entry(base, s.hardware, fit, model_id=session.model_id, quant_id=session.quant_id,
+                               when=_dt.date.today().isoformat(), model_name=f"{s.model.name} {s.quant.name}")
+        try:
+            save_entry("hardware", entry, user_catalog_dir())
+        except (UserStoreError, OSError) as err:
+            self._error(f"Not saved: {err}")
+            return None
+        self._fitted_for = None  # switching to the saved entry is not a change that voids the fit
+        self.save_button.setEnabled(False)
+        self.save_button.setText("Saved")
+        store.set_catalog(load_catalog(user_catalog_dir()))
+        if self.hardware_panel is not None:
+            self.hardware_panel.refresh_entries()
+        data = store.session.model_dump()
+        data["scenario"]["hardware"] = pick_hardware(store.session.scenario.hardware, entry)
+        data["scenario"]["workload"] = apply_measured(data["scenario"]["workload"], base, entry)
+        data["hardware_id"] = entry.id
+        store.set_session(data, f"Use measured η ({entry.name})")
+        self.saved = entry
+        self.summary.setText(self.summary.text() + f"<br>Saved as <b>{escape(entry.name)}</b> "
+                             f"({escape(entry.id)}) in {escape(str(user_catalog_dir()))}; it is selected now.")
+        return entry
+
+    # --- host bandwidth -----------------------------------------------------------------------
+    def _bandwidth_field(self) -> tuple[str, str]:
+        if self.store.session.scenario.hardware.kind is HardwareClass.CPU:
+            return "bandwidth_gbps", "the CPU's memory bandwidth"
+        return "host_bandwidth_gbps", "host (system RAM) bandwidth"
+
+    def _update_apply_label(self) -> None:
+        if self.bandwidth is not None:
+            _field, what = self._bandwidth_field()
+            self.bw_apply.setText(f"Use {self.bandwidth.gbps:.1f} GB/s as {what}")
+
+    def start_bandwidth(self, seconds: float = DEFAULT_SECONDS, size_bytes: int | None = None) -> BandwidthThread:
+        if self.thread is not None and self.thread.isRunning():
+            return self.thread
+        thread = BandwidthThread(seconds, size_bytes or default_size(_ram_bytes()), self)
+        thread.progressed.connect(lambda f: self.bw_progress.setValue(round(100 * f)))
+        thread.measured.connect(self._bandwidth_done)
+        thread.failed.connect(self._bandwidth_failed)
+        self.thread = thread
+        self.bw_start.setEnabled(False)
+        self.bw_cancel.setEnabled(True)
+        self.bw_apply.setEnabled(False)
+        self.bw_progress.setValue(0)
+        self.bw_result.setText(f"Measuring for up to {seconds:g} s…")
+        thread.start()
+        return thread
+
+    def cancel_bandwidth(self) -> None:
+        if self.thread is not None:
+            self.thread.cancel()
+
+    def _bandwidth_done(self, result: BandwidthResult) -> None:
+        self.bandwidth = result if result.passes > 0 and result.gbps > 0 else None
+        self.bw_start.setEnabled(True)
+        self.bw_cancel.setEnabled(False)
+        if self.bandwidth is None:
+            self.bw_result.setText("Cancelled before a full pass: nothing measured.")
+            return
+        self.bw_progress.setValue(100 if not result.cancelled else self.bw_progress.value())
+        self.bw_result.setText(result.summary())
+        self.bw_apply.setEnabled(True)
+        self._update_apply_label()
+
+    def _bandwidth_failed(self, message: str) -> None:
+        self.bw_start.setEnabled(True)
+        self.bw_cancel.setEnabled(False)
+        self.bw_result.setText(f"<span style='color:{WARN}'>{escape(message)}</span>")
+
+    def apply_bandwidth(self) -> bool:
+        """Put the measured figure into the scenario: host bandwidth, or the bandwidth of a CPU-only machine."""
+        if self.bandwidth is None:
+            return False
+        name, what = self._bandwidth_field()
+        value = round(self.bandwidth.gbps, 1)
+        return self.store.update("hardware", f"Measured {what}", **{name: value})
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt's name
+        if self.thread is not None and self.thread.isRunning():
+            self.thread.cancel()
+            self.thread.wait(10_000)
+        super().closeEvent(event)
+
+
+def _ngl(row: BenchRow) -> str:
+    if row.source == "typed":
+        return "as set"
+    return "" if row.ngl is None else str(row.ngl)
+
+
+def open_measure_dialog(window: Any) -> MeasureDialog:
+    """Show the dialog for the main window (its store and hardware panel); one per window, raised if open."""
+    existing = getattr(window, "_measure_dialog", None)
+    if isinstance(existing, MeasureDialog):
+        existing.show()
+        existing.raise_()
+        existing.activateWindow()
+        return existing
+    dialog = MeasureDialog(window.store, window, getattr(window, "hardware_panel", None))
+    window._measure_dialog = dialog
+    dialog.show()
+    return dialog

@@ -1,0 +1,119 @@
+"""Tools → Measure your own…, offscreen: paste → fit → save → the store uses the η; points on the plot;
+the host bandwidth test in its thread."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from advisor.catalog.convert import to_hardware, to_model, to_quant
+from advisor.catalog.loader import load_catalog
+from advisor.paths import user_catalog_dir
+from advisor.ui.main_window import MainWindow
+from advisor.ui.measure_dialog import MeasureDialog, open_measure_dialog
+from tests.measure.conftest import fixture_text
+
+
+def use_spark_qwen(window: MainWindow) -> None:
+    """DGX Spark · Qwen2.5-Coder 7B · Q8_0, the scenario of the pasted fixture."""
+    c = window.store.catalog
+    data = window.store.session.model_dump()
+    data["scenario"]["hardware"] = to_hardware(c.hardware["dgx-spark"]).model_dump()
+    data["scenario"]["model"] = to_model(c.models["qwen2.5-coder-7b"]).model_dump()
+    data["scenario"]["quant"] = to_quant(c.quants["q8_0"]).model_dump()
+    data.update(hardware_id="dgx-spark", model_id="qwen2.5-coder-7b", quant_id="q8_0")
+    assert window.store.set_session(data, "test")
+
+
+@pytest.mark.qt_log_ignore("This plugin does not support raise")  # offscreen: re-opening raises the dialog
+def test_paste_fit_save_and_points_on_the_plot(window: MainWindow, qtbot) -> None:  # type: ignore[no-untyped-def]
+    use_spark_qwen(window)
+    dialog = open_measure_dialog(window)
+    assert open_measure_dialog(window) is dialog  # one per window
+    dialog.paste.setPlainText(fixture_text("dgx_spark_qwen2.5_coder_7b_q8_0.md"))
+    fit = dialog.fit()
+    assert fit is not None and fit.decode is not None and fit.prefill is not None
+    assert fit.decode.eta == pytest.approx(0.855, abs=0.005)
+    assert dialog.table.rowCount() == 10
+    assert dialog.table.item(0, 0).text() == "tg32" and dialog.table.item(0, 2).text() == "29.30"
+    assert "η decode 0.85" in dialog.summary.text() and "Your current scenario: decode" in dialog.summary.text()
+    assert dialog.save_button.isEnabled()
+    assert dialog.save_button.text() == "Save as “NVIDIA DGX Spark (GB10, 128 GB) (mine)” and use it"
+
+    entry = dialog.save()
+    assert entry is not None and entry.id == "dgx-spark-mine"
+    store = window.store
+    assert store.session.hardware_id == "dgx-spark-mine"
+    assert store.session.scenario.workload.efficiency == pytest.approx(fit.decode.eta)
+    assert store.session.scenario.workload.compute_efficiency == pytest.approx(fit.prefill.eta)
+    r = store.snapshot.result
+    assert r.decode_tok_s == pytest.approx(fit.decode.eta * r.decode_ceiling_tok_s, rel=1e-9)
+    assert "dgx-spark-mine" in load_catalog(user_catalog_dir()).hardware  # on disk, in the user's catalog
+    assert "dgx-spark-mine" in window.hardware_panel.list.visible_ids()
+
+    # The measured decode points are drawn on the context plot (depth 0 at the axis's left edge);
+    # the plot is in log mode, so the item holds log10 values.
+    xs, ys = window.plots["context"].measured.getData()
+    assert list(10 ** ys) == pytest.approx([29.30, 28.27, 27.42, 25.93, 22.70])
+    assert xs is not None and 10 ** xs[1] == pytest.approx(4096 + 16)
+    assert 10 ** xs[0] == pytest.approx(window.store.snapshot.curves["context"].x[0])
+
+    # Another GPU: its own η (none measured), and no points; back again: the measured η returns.
+    window.hardware_panel._picked("rtx-4090")
+    assert store.session.scenario.workload.efficiency is None
+    assert store.session.scenario.workload.compute_efficiency is None
+    xs, ys = window.plots["context"].measured.getData()
+    assert xs is None or len(xs) == 0
+    window.hardware_panel._picked("dgx-spark-mine")
+    assert store.session.scenario.workload.efficiency == pytest.approx(fit.decode.eta)
+    assert len(window.plots["context"].measured.getData()[1]) == 5
+    dialog.close()
+
+
+def test_typed_speed_and_errors(window: MainWindow, qtbot) -> None:  # type: ignore[no-untyped-def]
+    dialog = MeasureDialog(window.store, window, window.hardware_panel)
+    qtbot.addWidget(dialog)
+    assert dialog.fit() is None and "paste llama-bench output" in dialog.summary.text()
+    dialog.paste.setPlainText("not a benchmark")
+    assert dialog.fit() is None and "line 1: not a llama-bench table row" in dialog.summary.text()
+    assert not dialog.save_button.isEnabled() and dialog.table.rowCount() == 0
+    dialog.paste.setPlainText("")
+    dialog.typed.setValue(100.0)  # RTX 4090 · Llama 3.1 8B · Q4_K_M at 4096 context
+    fit = dialog.fit()
+    assert fit is not None and fit.decode is not None and fit.prefill is None
+    assert dialog.change is not None and dialog.change.after.decode_tok_s == pytest.approx(100.0, rel=1e-6)
+    assert dialog.table.item(0, 1).text() == "as set"
+    window.store.update("workload", context=8192)  # a fit for another scenario cannot be saved
+    assert dialog.save_button.text() == "The scenario changed: fit again to save"
+    assert not dialog.save_button.isEnabled()
+
+
+def test_bandwidth_in_a_thread_fills_host_bandwidth(window: MainWindow, qtbot) -> None:  # type: ignore[no-untyped-def]
+    dialog = MeasureDialog(window.store, window)
+    qtbot.addWidget(dialog)
+    assert "underestimates" in " ".join(w.text() for w in dialog.findChildren(type(dialog.bw_result)))
+    with qtbot.waitSignal(dialog.start_bandwidth(0.2, 2**20).measured, timeout=10_000):
+        pass
+    assert dialog.bandwidth is not None and dialog.bandwidth.gbps > 0
+    assert dialog.bw_progress.value() == 100 and dialog.bw_apply.isEnabled()
+    assert dialog.bw_apply.text().endswith("as host (system RAM) bandwidth")
+    assert dialog.apply_bandwidth()
+    hw = window.store.session.scenario.hardware
+    assert hw.host_bandwidth_gbps == pytest.approx(round(dialog.bandwidth.gbps, 1))
+    assert hw.bandwidth_gbps == 1008.0  # the GPU's own figure untouched
+
+
+def test_bandwidth_cancel_and_cpu_only(window: MainWindow, qtbot) -> None:  # type: ignore[no-untyped-def]
+    window.hardware_panel._picked("desktop-ddr5-5600-2ch-64gb")
+    dialog = MeasureDialog(window.store, window)
+    qtbot.addWidget(dialog)
+    thread = dialog.start_bandwidth(30.0, 2**20)
+    assert dialog.bw_cancel.isEnabled() and not dialog.bw_start.isEnabled()
+    with qtbot.waitSignal(thread.measured, timeout=10_000) as blocker:
+        dialog.cancel_bandwidth()
+    assert blocker.args[0].cancelled and blocker.args[0].seconds < 30
+    assert dialog.bw_start.isEnabled()
+    if dialog.bandwidth is not None:  # at least one pass finished before the cancel
+        assert dialog.apply_bandwidth()
+        assert window.store.session.scenario.hardware.bandwidth_gbps == pytest.approx(round(dialog.bandwidth.gbps, 1))
+        assert np.isfinite(window.store.snapshot.result.decode_tok_s or 0)

@@ -16,7 +16,7 @@ from advisor.core.curves import AXES
 from advisor.core.scenario import Scenario
 from advisor.paths import user_catalog_dir
 from advisor.session import Session, SessionFileError, load_session
-from advisor.settings import load_settings, save_settings
+from advisor.settings import load_settings, save_settings, settings_path
 
 DEFAULT_PICKS = ("rtx-4090", "llama-3.1-8b", "q4_k_m")
 SCREENSHOT_SIZE = (1600, 1000)
@@ -99,6 +99,7 @@ def main(argv: list[str] | None = None) -> int:
 
     headless = args.screenshot is not None or bool(args.export_plot)
     session = settings.session or default_session(catalog)
+    first_start = settings.session is None and not settings_path().exists()
     if args.scenario is not None:
         try:
             session = load_session(args.scenario)
@@ -109,6 +110,11 @@ def main(argv: list[str] | None = None) -> int:
             problems.append(str(err))
     elif headless:
         session = default_session(catalog)
+    elif first_start:
+        # First start: begin on this machine when it matches a catalog entry (nothing found is normal).
+        from advisor.detect import detected_session
+
+        session = detected_session(catalog) or session
 
     store = Store(catalog, session)
     window = MainWindow(store, settings, importer=import_model_dialog)

@@ -28,6 +28,7 @@ from advisor.core.fmt import num
 from advisor.core.recommend import recommend
 from advisor.core.result import Result
 from advisor.core.scenario import Scenario
+from advisor.measure.entry import apply_measured
 from advisor.paths import user_catalog_dir
 
 
@@ -134,6 +135,8 @@ def scenario_from_args(args: argparse.Namespace, catalog: Catalog) -> Scenario:
         print(f"note: {hw.id}: {hw.notes}", file=sys.stderr)
     if hw is not None:
         base["hardware"] = to_hardware(hw).model_dump()
+        # The user's own measured η (an entry saved by `measure fit --save`) applies; flags still override.
+        base["workload"].update(apply_measured({}, None, hw))
     m = _pick(catalog.models, "models", args.model)
     if m is not None:
         base["model"] = to_model(m).model_dump()
@@ -229,9 +232,10 @@ def result_text(s: Scenario, r: Result) -> str:
     if not r.runs:
         lines.append("Does not run: weights and KV exceed fast and host memory together.")
     else:
+        feel = r.interactive_class.value if r.interactive_class else ""
         lines.append(f"Decode      {num(r.decode_tok_s or 0)} tok/s per stream "
                      f"(band {num(r.decode_low_tok_s or 0)}–{num(r.decode_high_tok_s or 0)}; "
-                     f"ceiling {num(r.decode_ceiling_tok_s or 0)}) — {r.interactive_class.value if r.interactive_class else ''}")
+                     f"ceiling {num(r.decode_ceiling_tok_s or 0)}) — {feel}")
         if w.streams > 1:
             lines.append(f"Aggregate   {num(r.aggregate_tok_s or 0)} tok/s over {w.streams} streams, "
                          f"{num(r.requests_per_hour or 0, 4)} requests/hour")

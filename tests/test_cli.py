@@ -79,3 +79,19 @@ def test_sweep_csv(capsys: pytest.CaptureFixture[str], axis: str) -> None:
     lines = capsys.readouterr().out.strip().splitlines()
     assert lines[0].startswith("x,decode_tok_s")
     assert 15 <= len(lines) - 1 <= 20
+
+
+def test_estimate_uses_the_users_measured_eta(capsys: pytest.CaptureFixture[str]) -> None:
+    """An entry saved with a measured η (measure fit --save) is used by estimate: exactly η × ceiling."""
+    from advisor.catalog.loader import shipped_catalog
+    from advisor.catalog.user_store import save_entry
+    from advisor.paths import user_catalog_dir
+
+    mine = shipped_catalog().hardware["rtx-4090"].model_copy(update={"id": "rtx-4090-mine", "measured_eta": 0.61})
+    save_entry("hardware", mine, user_catalog_dir())
+    out = run_json(capsys, "--hardware", "rtx-4090-mine", "--model", "llama-3.1-8b", "--quant", "q4_k_m")
+    assert out["eta"] == pytest.approx(0.61)
+    assert out["decode_tok_s"] == pytest.approx(0.61 * out["decode_ceiling_tok_s"], rel=1e-6)
+    flagged = run_json(capsys, "--hardware", "rtx-4090-mine", "--model", "llama-3.1-8b", "--quant", "q4_k_m",
+                       "--efficiency", "0.5")
+    assert flagged["eta"] == pytest.approx(0.5)

@@ -158,6 +158,8 @@ class MainWindow(QMainWindow):
         t = bar.addMenu("&Tools")
         self._action(t, "&Compare machines…", self.compare, "Ctrl+M",
                      "Machines side by side with price, best under a budget, what it would take")
+        self._action(t, "&Measure your own…", self.measure, "Ctrl+B",
+                     "Paste llama-bench output (or a measured tok/s) to fit η for this machine; test RAM bandwidth")
         v = bar.addMenu("&View")
         self._action(v, "&Feel it…", self.feel_it, "F5", "Stream sample text at the predicted speed")
         for key, dock in self.docks.items():
@@ -283,6 +285,11 @@ class MainWindow(QMainWindow):
         from advisor.ui.compare import open_compare_window
 
         open_compare_window(self)
+
+    def measure(self) -> None:
+        from advisor.ui.measure_dialog import open_measure_dialog
+
+        open_measure_dialog(self)
 
     def feel_it(self) -> None:
         r = self.store.snapshot.result

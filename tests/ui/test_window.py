@@ -171,3 +171,29 @@ def test_tools_menu_opens_compare_with_current_machine(qtbot, window: MainWindow
     compare = open_compare_window(window)  # a second call brings back the same window
     qtbot.addWidget(compare)
     assert compare.isVisible()
+
+
+def test_uncurated_gpu_found_and_picked(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    panel = window.hardware_panel
+    qtbot.keyClicks(panel.list.search, "gtx 1080 ti")
+    qtbot.keyClick(panel.list.search, Qt.Key.Key_Return)
+    s = window.store.session
+    assert s.hardware_id == "db-geforce-gtx-1080-ti"
+    assert s.scenario.hardware.memory_gb == pytest.approx(11) and s.scenario.hardware.bandwidth_gbps == pytest.approx(484.4)
+    assert_plots_match_core(window)
+    panel.list.search.clear()
+    qtbot.keyClicks(panel.list.search, "4090")
+    first = panel.list.tree.topLevelItem(0)
+    assert first.child(0).data(0, Qt.ItemDataRole.UserRole) == "rtx-4090"  # curated wins
+
+
+def test_tools_menu_has_measure(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtWidgets import QMenu
+
+    action = next(a for m in window.menuBar().findChildren(QMenu) for a in m.actions()
+                  if a.text() == "&Measure your own…")
+    action.trigger()
+    from advisor.ui.measure_dialog import MeasureDialog
+
+    dialogs = window.findChildren(MeasureDialog)
+    assert len(dialogs) == 1 and dialogs[0].isVisible()

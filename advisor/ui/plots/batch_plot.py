@@ -7,7 +7,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
 from advisor.ui import theme
-from advisor.ui.plots.base import TokPlot, finite_or_nan, log10
+from advisor.ui.plots.base import LogCurve, TokPlot, finite_or_nan, log10
 from advisor.ui.plots.labels import Label, Labels
 from advisor.ui.store import Snapshot
 
@@ -20,7 +20,9 @@ class BatchPlot(TokPlot):
         super().__init__("tok/s vs batch", "concurrent streams (batch size)", parent)
         item = self.getPlotItem()
         item.setLabel("left", "tok/s (per stream, and aggregate)")
-        self.aggregate = item.plot(pen=pg.mkPen(theme.AGGREGATE, width=3), name="aggregate", connect="finite")
+        self.aggregate = LogCurve(pg.mkPen(theme.AGGREGATE, width=3))
+        item.addItem(self.aggregate)
+        self.legend.addItem(self.aggregate, "aggregate")
         self.crossover = pg.InfiniteLine(angle=90, movable=False,
                                          pen=pg.mkPen(theme.AGGREGATE, width=2, style=Qt.PenStyle.DotLine))
         self.crossover_label = Labels(theme.SMALL_PT)
@@ -32,7 +34,7 @@ class BatchPlot(TokPlot):
         c = snap.curves["batch"]
         top = float(np.nanmax(np.where(c.runs, np.maximum(c.aggregate, c.ceiling), np.nan))) if c.runs.any() else 10.0
         self.render_common(c, w.interactive_tok_s, w.feel_thresholds, self.base_title, y_top=top)
-        self.aggregate.setData(c.x, finite_or_nan(c.aggregate, c.runs))
+        self.aggregate.set_xy(c.x, finite_or_nan(c.aggregate, c.runs))
         cross = snap.result.crossover_batch
         if cross is not None and c.x[0] <= cross <= c.x[-1]:
             self.crossover.setValue(log10(cross))

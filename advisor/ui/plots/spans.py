@@ -7,8 +7,8 @@ costs more to repaint than the fill itself. These spans only fill rectangles, in
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PySide6.QtCore import QLineF, QRectF
-from PySide6.QtGui import QBrush, QPainter, QPen
+from PySide6.QtCore import QLineF, QPointF, QRectF
+from PySide6.QtGui import QBrush, QColor, QPainter, QPen
 
 
 class Spans(pg.GraphicsObject):
@@ -76,3 +76,46 @@ class Grid(pg.GraphicsObject):
         for _, ys in y_axis.tickValues(view.top(), view.bottom(), view.height()):
             for y in ys:
                 p.drawLine(QLineF(view.left(), y, view.right(), y))
+
+
+class Dot(pg.GraphicsObject):
+    """One round marker of a fixed pixel size at a point in view coordinates (a scatter item's
+    machinery is heavy for a single point that moves on every edit)."""
+
+    def __init__(self, brush: QBrush, radius_px: float = 6.0) -> None:
+        super().__init__()
+        self.brush = brush
+        self.radius = radius_px
+        self.at: tuple[float, float] | None = None
+
+    def set_point(self, at: tuple[float, float] | None) -> None:
+        if at != self.at:
+            self.prepareGeometryChange()
+            self.at = at
+            self.update()
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name
+        if self.at is None:
+            return QRectF()
+        px = self.pixelVectors()
+        if px is None or px[0] is None:
+            return QRectF()
+        # A pixel-sized rectangle around the point, in view units.
+        w = abs(px[0].x()) * (self.radius + 2)
+        h = abs(px[1].y()) * (self.radius + 2)
+        return QRectF(self.at[0] - w, self.at[1] - h, 2 * w, 2 * h)
+
+    def viewTransformChanged(self) -> None:  # noqa: N802 - pyqtgraph's name
+        self.prepareGeometryChange()
+
+    def paint(self, p: QPainter, *args: object) -> None:
+        if self.at is None:
+            return
+        centre = p.transform().map(QPointF(*self.at))
+        p.save()
+        p.resetTransform()
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        p.setPen(QPen(QColor("white"), 2))
+        p.setBrush(self.brush)
+        p.drawEllipse(centre, self.radius, self.radius)
+        p.restore()

@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from advisor.catalog.convert import to_model
 from advisor.catalog.loader import Catalog
+from advisor.catalog.longtail import find_hardware
 from advisor.cli import FLAGS, CliError, _number, add_scenario_flags, quant_pool, scenario_from_args, validation_message
 from advisor.core.compare import (
     KIND_TEXT,
@@ -38,7 +39,6 @@ from advisor.core.compare import (
     what_would_it_take,
 )
 from advisor.core.fmt import num
-from advisor.catalog.longtail import find_hardware
 from advisor.core.hardware import Hardware, HardwareClass
 from advisor.core.presets import PRESETS, preset_changes
 from advisor.core.scenario import Scenario, Workload

@@ -183,7 +183,8 @@ def _result(s: Scenario, inp: Inputs, out: Outputs) -> Result:
             )))
         else:
             steps.append(Step(label="Decode ceiling", text=(
-                f"{num(fast_bw / GB)} GB/s ÷ {num(fast_read / GB)} GB read per step = {num(_f(out.ceiling))} tok/s ceiling"
+                f"{num(fast_bw / GB)} GB/s ÷ {num(fast_read / GB)} GB read per step = "
+                f"{num(_f(out.ceiling))} tok/s ceiling"
             )))
         steps.append(Step(label="Decode realistic", text=_realistic_text(s, inp, out, eta)))
     compute_bound = bool(_f(out.t_compute) > _f(out.t_mem))
@@ -201,7 +202,8 @@ def _result(s: Scenario, inp: Inputs, out: Outputs) -> Result:
         sp = w.speculative
         steps.append(Step(label="Speculative", text=(
             f"draft {num(sp.draft_params_b)} B proposes {sp.draft_length}; accepted α = {sp.acceptance:.2f} → "
-            f"(1 − α^{sp.draft_length + 1}) ÷ (1 − α) = {num(tokens_per_pass)} tokens per target pass → {num(decode or 0)} tok/s"
+            f"(1 − α^{sp.draft_length + 1}) ÷ (1 − α) = {num(tokens_per_pass)} tokens per target pass "
+            f"→ {num(decode or 0)} tok/s"
         )))
         if exceeds:
             notes.append("Speculative decoding beats the one-read-per-token ceiling here.")

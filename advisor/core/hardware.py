@@ -36,7 +36,8 @@ class Hardware(Frozen):
     kind: HardwareClass = Field(HardwareClass.DISCRETE_GPU, title="Class",
                                 description="Discrete GPU, unified memory (Apple, Strix Halo) or CPU only")
     memory_gb: float = Field(24.0, gt=0, le=100_000, title="Memory", json_schema_extra={"unit": "GB"},
-                             description="Fast memory per device: VRAM, total unified memory, or system RAM for CPU only")
+                             description="Fast memory per device: VRAM, total unified memory, "
+                                         "or system RAM for CPU only")
     bandwidth_gbps: float = Field(1008.0, gt=0, le=100_000, title="Bandwidth", json_schema_extra={"unit": "GB/s"},
                                   description="Peak memory bandwidth of one device, from its datasheet")
     fp16_tflops: float = Field(165.0, gt=0, le=100_000, title="FP16 compute", json_schema_extra={"unit": "TFLOPS"},
@@ -55,7 +56,8 @@ class Hardware(Frozen):
                                   description="GPU to host link (PCIe 4.0 x16 is about 32 GB/s)")
     devices: int = Field(1, ge=1, le=64, title="Devices", description="How many identical devices")
     split: Literal["tensor", "layer"] = Field("layer", title="Split",
-                                              description="tensor: devices share every layer (adds speed and capacity); "
+                                              description="tensor: devices share every layer "
+                                                          "(adds speed and capacity); "
                                                           "layer: each device holds whole layers (adds capacity only)")
     tp_scaling: float = Field(0.4, ge=0, le=1, title="Tensor-parallel scaling",
                               description="Extra single-stream speed each added device gives under tensor split "

@@ -175,7 +175,8 @@ def place(inp: Inputs) -> tuple[NDArray[np.float64], ...]:
 def solve(inp: Inputs) -> Outputs:
     dense_host, expert_host, on_device, kv_hold, footprint = place(inp)
     streams = _a(inp.streams)
-    host_stored = dense_host * (_a(inp.dense_bytes) + kv_hold + _a(inp.draft_bytes)) + expert_host * _a(inp.expert_bytes)
+    host_stored = (dense_host * (_a(inp.dense_bytes) + kv_hold + _a(inp.draft_bytes))
+                   + expert_host * _a(inp.expert_bytes))
     runs = host_stored <= _a(inp.host_cap) * (1 + 1e-12)
     fits = (dense_host == 0) & (expert_host == 0)
 

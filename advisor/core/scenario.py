@@ -24,7 +24,8 @@ class Speculative(Frozen):
     draft_length: int = Field(4, ge=1, le=32, title="Draft length",
                               description="Tokens the draft proposes per target pass")
     acceptance: float = Field(0.7, ge=0, le=0.99, title="Acceptance rate",
-                              description="Chance each drafted token is accepted (high for code/JSON, low at high temperature)")
+                              description="Chance each drafted token is accepted "
+                                          "(high for code/JSON, low at high temperature)")
 
 
 class Workload(Frozen):
@@ -36,14 +37,15 @@ class Workload(Frozen):
                                description="Tokens generated per response")
     streams: int = Field(1, ge=1, le=65_536, title="Concurrent streams",
                          description="Requests decoded together in one batch")
-    kv_cache: KVPrecision = Field(KVPrecision.F16, title="KV cache", description="Precision of the cached keys and values")
+    kv_cache: KVPrecision = Field(KVPrecision.F16, title="KV cache",
+                                  description="Precision of the cached keys and values")
     interactive_tok_s: float = Field(10.0, gt=0, le=100_000, title="Interactive threshold",
                                      json_schema_extra={"unit": "tok/s"},
                                      description="Per-stream decode speed that still counts as interactive")
     efficiency: float | None = Field(None, gt=0, le=1, title="η decode",
-                                     description="Share of bandwidth realized. Empty uses the model fitted to published "
-                                                 "measurements for this class and engine (η plus fixed per-token costs); "
-                                                 "a value means exactly η × ceiling")
+                                     description="Share of bandwidth realized. Empty uses the model fitted to "
+                                                 "published measurements for this class and engine (η plus fixed "
+                                                 "per-token costs); a value means exactly η × ceiling")
     compute_efficiency: float | None = Field(None, gt=0, le=1, title="η prefill",
                                              description="Share of peak compute realized by prefill")
     engine: Engine = Field(Engine.LLAMA_CPP, title="Engine")
@@ -51,14 +53,17 @@ class Workload(Frozen):
                                                   description="What leaves fast memory first when it is full: whole "
                                                               "layers, or only MoE experts (llama.cpp --n-cpu-moe)")
     gpu_layers: int | None = Field(None, ge=0, le=1000, title="GPU layers",
-                                   description="Force N layers on the GPU (llama.cpp -ngl); empty fits as many as possible")
+                                   description="Force N layers on the GPU (llama.cpp -ngl); "
+                                               "empty fits as many as possible")
     cpu_moe_layers: int | None = Field(None, ge=0, le=1000, title="CPU MoE layers",
                                        description="Keep the MoE experts of the first N layers in host RAM "
                                                    "(llama.cpp --n-cpu-moe); empty lets placement decide")
-    prefill_rate: float | None = Field(None, gt=0, le=1e9, title="Measured prefill", json_schema_extra={"unit": "tok/s"},
+    prefill_rate: float | None = Field(None, gt=0, le=1e9, title="Measured prefill",
+                                       json_schema_extra={"unit": "tok/s"},
                                        description="A measured prefill rate instead of the compute estimate")
     overhead_gb: float = Field(1.0, ge=0, le=10_000, title="Runtime overhead", json_schema_extra={"unit": "GB"},
-                               description="Memory the runtime takes besides weights and KV (context, buffers); an estimate")
+                               description="Memory the runtime takes besides weights and KV "
+                                           "(context, buffers); an estimate")
     min_bits: float = Field(3.5, ge=0, le=32, title="Quality floor", json_schema_extra={"unit": "bpw"},
                             description="The recommender skips quants below this many bits per weight "
                                         "(IQ1/IQ2 lose too much quality for most uses)")

@@ -179,7 +179,8 @@ def test_uncurated_gpu_found_and_picked(qtbot, window: MainWindow) -> None:  # t
     qtbot.keyClick(panel.list.search, Qt.Key.Key_Return)
     s = window.store.session
     assert s.hardware_id == "db-geforce-gtx-1080-ti"
-    assert s.scenario.hardware.memory_gb == pytest.approx(11) and s.scenario.hardware.bandwidth_gbps == pytest.approx(484.4)
+    assert s.scenario.hardware.memory_gb == pytest.approx(11)
+    assert s.scenario.hardware.bandwidth_gbps == pytest.approx(484.4)
     assert_plots_match_core(window)
     panel.list.search.clear()
     qtbot.keyClicks(panel.list.search, "4090")

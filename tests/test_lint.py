@@ -1,0 +1,27 @@
+"""The code stays lint-clean (ruff, configured in pyproject.toml), and the core stays Qt-free."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_ruff_clean() -> None:
+    pytest.importorskip("ruff")
+    run = subprocess.run([sys.executable, "-m", "ruff", "check", "advisor", "tests", "benchmarks", "packaging",
+                          "scripts"], cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout[-3000:]
+
+
+def test_core_and_catalog_import_no_qt() -> None:
+    code = ("import sys, advisor.core.evaluate, advisor.core.curves, advisor.core.recommend, advisor.core.compare, "
+            "advisor.catalog.loader, advisor.catalog.gguf_import, advisor.cli; "
+            "bad = [m for m in sys.modules if m.startswith(('PySide6', 'pyqtgraph'))]; print(bad); "
+            "sys.exit(1 if bad else 0)")
+    run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr

@@ -108,6 +108,8 @@ class MainWindow(QMainWindow):
         self.tabifyDockWidget(self.docks["numbers"], self.docks["recommend"])
         self.docks["numbers"].raise_()
         self.resizeDocks([self.docks["hardware"], self.docks["numbers"]], [380, 400], Qt.Orientation.Horizontal)
+        # The workload is edited all the time: give it about half the left column.
+        self.resizeDocks([self.docks["hardware"], self.docks["workload"]], [480, 440], Qt.Orientation.Vertical)
 
         self.status = QLabel()
         self.status.setFixedWidth(440)  # a fixed width: changing text must not re-lay out the window

@@ -88,6 +88,10 @@ FLAG_BY_FIELD = {(f.section, f.field): f.name for f in FLAGS}
 
 
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)  # "--quant" must not silently mean "--quants"
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str) -> NoReturn:  # one line, not the usage block
         self.exit(2, f"{self.prog}: error: {message}\n")
 

@@ -14,13 +14,12 @@ from collections.abc import Callable
 
 import numpy as np
 
-from advisor.core.curves import AXES, curve
+from advisor.core.curves import AXES, axis_inputs, curve, default_range
 from advisor.core.hardware import Hardware
 from advisor.core.model import ModelArch
 from advisor.core.quant import Quant
 from advisor.core.recommend import recommend
 from advisor.core.roofline import solve
-from advisor.core.curves import axis_inputs, default_range
 from advisor.core.scenario import Scenario
 
 REPEATS = 200

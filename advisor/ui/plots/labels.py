@@ -9,7 +9,7 @@ from typing import NamedTuple
 
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QStaticText, QTransform
 
 
 class Label(NamedTuple):
@@ -26,6 +26,8 @@ class Labels(pg.GraphicsObject):
         super().__init__()
         self.labels: list[Label] = []
         self.point_size = point_size
+        self._fonts: dict[tuple[float, bool], tuple[QFont, QFontMetricsF]] = {}
+        self._texts: dict[tuple[str, bool, float], tuple[QStaticText, float, float]] = {}
 
     def set_labels(self, labels: list[Label]) -> None:
         if labels != self.labels:
@@ -44,21 +46,38 @@ class Labels(pg.GraphicsObject):
     def viewRangeChanged(self) -> None:  # noqa: N802 - pyqtgraph's name
         self.prepareGeometryChange()
 
+    def _font(self, bold: bool) -> tuple[QFont, QFontMetricsF]:
+        key = (self.point_size, bold)
+        if key not in self._fonts:
+            font = QFont("DejaVu Sans")
+            font.setPointSizeF(self.point_size)
+            font.setBold(bold)
+            self._fonts[key] = (font, QFontMetricsF(font))
+        return self._fonts[key]
+
+    def _static(self, text: str, bold: bool) -> tuple[QStaticText, float, float]:
+        """Laid-out text, kept between repaints (labels repaint far more often than they change)."""
+        key = (text, bold, self.point_size)
+        if key not in self._texts:
+            font, metrics = self._font(bold)
+            static = QStaticText(text)
+            static.prepare(QTransform(), font)
+            self._texts[key] = (static, metrics.horizontalAdvance(text) + 2, metrics.height())
+            if len(self._texts) > 500:
+                self._texts.pop(next(iter(self._texts)))
+        return self._texts[key]
+
     def paint(self, p: QPainter, *args: object) -> None:
         to_device = p.transform()
         p.save()
         p.resetTransform()
         for bold in (False, True):
-            font = QFont("DejaVu Sans")
-            font.setPointSizeF(self.point_size)
-            font.setBold(bold)
-            p.setFont(font)
-            metrics = QFontMetricsF(font)
+            p.setFont(self._font(bold)[0])
             for lab in self.labels:
                 if lab.bold != bold:
                     continue
+                static, w, h = self._static(lab.text, bold)
                 at = to_device.map(QPointF(lab.x, lab.y))
-                w, h = metrics.horizontalAdvance(lab.text) + 2, metrics.height()
                 p.setPen(QColor(lab.color))
-                p.drawText(QRectF(at.x() - lab.anchor[0] * w, at.y() - lab.anchor[1] * h, w, h), lab.text)
+                p.drawStaticText(QPointF(at.x() - lab.anchor[0] * w, at.y() - lab.anchor[1] * h), static)
         p.restore()

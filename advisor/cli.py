@@ -72,6 +72,7 @@ FLAGS: tuple[Flag, ...] = (
     Flag("--efficiency", "workload", "efficiency", float, "η: share of bandwidth realized (default per class)"),
     Flag("--compute-efficiency", "workload", "compute_efficiency", float, "η for prefill compute"),
     Flag("--engine", "workload", "engine", str, "llama.cpp, vllm or mlx"),
+    Flag("--backend", "workload", "backend", str, "llama.cpp backend: cuda, rocm, vulkan, metal, sycl or cpu"),
     Flag("--gpu-layers", "workload", "gpu_layers", int, "force N layers on the GPU (llama.cpp -ngl)"),
     Flag("--offload", "workload", "offload", str, "what leaves fast memory first: layers or experts"),
     Flag("--n-cpu-moe", "workload", "cpu_moe_layers", int,

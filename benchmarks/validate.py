@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 from advisor.catalog.loader import shipped_catalog  # noqa: E402
 from advisor.core.calibration import Calibration  # noqa: E402
 from advisor.validation.data import load_dataset  # noqa: E402
-from advisor.validation.fit import fit  # noqa: E402
+from advisor.validation.fit import BACKEND_PRIOR_ROWS, fit  # noqa: E402
 from advisor.validation.report import build_report, report_text  # noqa: E402
 
 CALIBRATION_PY = ROOT / "advisor" / "core" / "calibration.py"
@@ -53,7 +53,11 @@ def fitted_block(cal: Calibration, notes: tuple[str, ...]) -> str:
             f"        fitted=True, rows={t.rows}),",
         ]
     lines += ["}", f"FITTED_HOST_ETA = {_num(cal.host_eta)}", f"FITTED_EXPERT_SPREAD = {_num(cal.expert_spread)}",
-              "FITTED_NOTES: tuple[str, ...] = ("]
+              "FITTED_BACKENDS: dict[Backend, BackendTerms] = {"]
+    for b, bt in sorted(cal.backends.items()):
+        lines.append(f"    Backend.{b.name}: BackendTerms(decode={_num(bt.decode)}, prefill={_num(bt.prefill)}, "
+                     f"rows={bt.rows}),")
+    lines += ["}", "FITTED_NOTES: tuple[str, ...] = ("]
     for n in notes:
         chunks = textwrap.wrap(n, 90, drop_whitespace=False)
         lines += [f"    {json.dumps(c, ensure_ascii=False)}" for c in chunks[:-1]]
@@ -80,7 +84,10 @@ def main(argv: list[str] | None = None) -> int:
     cal = result.calibration
     notes = (
         f"fitted on {result.decode_rows} decode + {result.prefill_rows} prefill rows, the training part of "
-        f"the {len(data.cases)} usable measurements",
+        f"the {len(data.cases)} usable measurements ({len(data.excluded)} rows marked excluded in the file "
+        "are left out)",
+        "backend factors: CUDA is the reference (1.0); the others are pulled toward 1 as if by "
+        f"{BACKEND_PRIOR_ROWS:g} extra rows at 1.0",
         "bands: 10th/90th percentile of measured ÷ predicted decode over the usable rows of the group "
         "(of its class when the group has fewer than 30)",
     )

@@ -25,6 +25,12 @@ Decode, one step (B streams):
 - η_host (HOST_ETA): share of host-RAM bandwidth realized for offloaded weights (read by the CPU).
 - γ (EXPERT_SPREAD): with B streams an MoE step reads the experts of B^γ independent tokens; γ < 1
   because tokens in one batch favour the same experts.
+- backend (llama.cpp only): CUDA, ROCm, Vulkan, Metal, SYCL or CPU. Each multiplies η (decode) and
+  η_c (prefill) by its own factor, fitted where measurements name the backend and pulled toward 1
+  as if by a few extra rows at 1.0 (advisor.validation.fit.BACKEND_PRIOR_ROWS), so a backend seen
+  in three rows moves only part of the way.
+  CUDA is the reference (1.0). A scenario without a backend uses the usual one for its hardware
+  (`default_backend`: NVIDIA → CUDA, AMD → ROCm, Apple → Metal, Intel → SYCL, CPU only → CPU).
 
 Prefill: prompt × (2·N + α·attention FLOP) ÷ (F · η_c · q · m), plus offloaded weights crossing
 the host link once per 512-token micro-batch:
@@ -46,7 +52,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from advisor.core.hardware import HardwareClass
+from advisor.core.hardware import Hardware, HardwareClass
 
 
 class Engine(StrEnum):
@@ -55,6 +61,74 @@ class Engine(StrEnum):
     LLAMA_CPP = "llama.cpp"
     VLLM = "vllm"
     MLX = "mlx"
+
+
+class Backend(StrEnum):
+    """llama.cpp's compute backends (the `backend` column llama-bench prints)."""
+
+    CUDA = "cuda"
+    ROCM = "rocm"
+    VULKAN = "vulkan"
+    METAL = "metal"
+    SYCL = "sycl"
+    CPU = "cpu"
+
+
+BACKEND_LABELS: dict[Backend, str] = {
+    Backend.CUDA: "CUDA", Backend.ROCM: "ROCm", Backend.VULKAN: "Vulkan", Backend.METAL: "Metal",
+    Backend.SYCL: "SYCL", Backend.CPU: "CPU",
+}
+
+# Which vendors' hardware each vendor-specific backend runs on (Vulkan and CPU run anywhere).
+# Checked in this order: any Mac runs Metal, whatever GPU it holds (an Intel MacBook with a Radeon).
+_VENDOR_WORDS: dict[str, tuple[str, ...]] = {
+    "apple": ("apple", "macbook", "mac mini", "mac studio", "mac pro", "imac"),
+    "nvidia": ("nvidia", "geforce", "rtx", "gtx", "tesla", "quadro", "dgx", "jetson"),
+    "amd": ("amd", "radeon", "ryzen", "instinct", "epyc", "threadripper", "strix"),
+    "intel": ("intel", "arc ", "xeon", "core ultra", "lunar lake"),
+}
+_VENDOR_BACKEND = {"nvidia": Backend.CUDA, "amd": Backend.ROCM, "apple": Backend.METAL, "intel": Backend.SYCL}
+_BACKEND_VENDOR = {b: v for v, b in _VENDOR_BACKEND.items()}
+
+
+def hardware_vendor(hw: Hardware) -> str | None:
+    """'nvidia', 'amd', 'apple' or 'intel' when the hardware's name says so; None for a custom name."""
+    name = f" {hw.name.lower()} "
+    for vendor, words in _VENDOR_WORDS.items():
+        if any(w in name for w in words):
+            return vendor
+    return None
+
+
+def default_backend(hw: Hardware) -> Backend:
+    """The backend llama.cpp users usually run on this hardware: CPU without a GPU, else the vendor's
+    own (CUDA, ROCm, Metal, SYCL); an unnamed discrete GPU counts as CUDA, unnamed unified memory as
+    Metal (the common cases)."""
+    if hw.kind is HardwareClass.CPU:
+        return Backend.CPU
+    vendor = hardware_vendor(hw)
+    if vendor is not None:
+        return _VENDOR_BACKEND[vendor]
+    return Backend.METAL if hw.kind is HardwareClass.UNIFIED else Backend.CUDA
+
+
+def backend_runs_on(backend: Backend, hw: Hardware) -> bool:
+    """False when a vendor backend cannot run on the hardware (CUDA on an Apple chip, a GPU backend on
+    a CPU-only machine); unnamed hardware accepts any backend."""
+    if hw.kind is HardwareClass.CPU:
+        return backend is Backend.CPU
+    vendor = _BACKEND_VENDOR.get(backend)
+    if vendor is None:
+        return True
+    found = hardware_vendor(hw)
+    return found is None or found == vendor
+
+
+def resolve_backend(hw: Hardware, chosen: Backend | None) -> Backend:
+    """The backend a scenario runs: the chosen one where it can run on the hardware, else the default."""
+    if chosen is not None and backend_runs_on(chosen, hw):
+        return chosen
+    return default_backend(hw)
 
 
 @dataclass(frozen=True)
@@ -84,15 +158,32 @@ class ClassTerms:
 
 
 @dataclass(frozen=True)
+class BackendTerms:
+    decode: float = 1.0  # multiplies the decode η
+    prefill: float = 1.0  # multiplies the prefill η_c
+    rows: int = 0  # training measurements that named this backend (decode + prefill)
+
+
+NO_BACKEND_TERMS = BackendTerms()
+
+
+@dataclass(frozen=True)
 class Calibration:
     terms: dict[tuple[HardwareClass, Engine], ClassTerms]
     host_eta: float = 0.60
     expert_spread: float = 1.0
     name: str = "fitted"
     notes: tuple[str, ...] = field(default_factory=tuple)
+    backends: dict[Backend, BackendTerms] = field(default_factory=dict)  # absent: 1.0
 
     def get(self, kind: HardwareClass, engine: Engine) -> ClassTerms:
         return self.terms[(kind, engine)]
+
+    def backend(self, engine: Engine, backend: Backend) -> BackendTerms:
+        """The backend's factors; 1.0 for engines other than llama.cpp (MLX and vLLM bring their own)."""
+        if engine is not Engine.LLAMA_CPP:
+            return NO_BACKEND_TERMS
+        return self.backends.get(backend, NO_BACKEND_TERMS)
 
 
 def _flat(decode: float, low: float, high: float, compute: float) -> ClassTerms:
@@ -125,28 +216,36 @@ FLAT = Calibration(
 # --- FITTED: begin (written by benchmarks/validate.py --write; edit there, not here) ---------------
 FITTED_TERMS: dict[tuple[HardwareClass, Engine], ClassTerms] = {
     (D, L): ClassTerms(
-        DecodeTerms(eta=0.907, token_ms=2.06, kv_factor=0.776,
-                    dequant_flop=8.82, stream_ms=0.0,
-                    band=(0.816, 1.14)),
-        PrefillTerms(eta=0.875, quant_factor=0.815, attn_factor=0.301, moe_factor=0.295),
-        fitted=True, rows=84),
+        DecodeTerms(eta=0.89, token_ms=1.68, kv_factor=0.831,
+                    dequant_flop=8.24, stream_ms=0.0,
+                    band=(0.864, 1.126)),
+        PrefillTerms(eta=0.876, quant_factor=0.815, attn_factor=0.303, moe_factor=0.421),
+        fitted=True, rows=79),
     (U, L): ClassTerms(
-        DecodeTerms(eta=0.84, token_ms=3.76, kv_factor=1.16,
-                    dequant_flop=4.27, stream_ms=0.503,
-                    band=(0.797, 1.153)),
-        PrefillTerms(eta=0.74, quant_factor=0.633, attn_factor=1.27, moe_factor=0.295),
+        DecodeTerms(eta=0.867, token_ms=3.91, kv_factor=1.21,
+                    dequant_flop=4.07, stream_ms=0.505,
+                    band=(0.797, 1.135)),
+        PrefillTerms(eta=0.422, quant_factor=0.8, attn_factor=0.811, moe_factor=0.421),
         fitted=True, rows=90),
     (U, X): ClassTerms(
-        DecodeTerms(eta=0.993, token_ms=0.0903, kv_factor=1.16,
-                    dequant_flop=4.27, stream_ms=0.503,
-                    band=(0.81, 1.151)),
+        DecodeTerms(eta=0.991, token_ms=0.102, kv_factor=1.21,
+                    dequant_flop=4.07, stream_ms=0.505,
+                    band=(0.808, 1.125)),
         PrefillTerms(eta=0.55, quant_factor=1.0, attn_factor=1.0, moe_factor=1.0),
         fitted=True, rows=10),
 }
 FITTED_HOST_ETA = 0.6
-FITTED_EXPERT_SPREAD = 0.715
+FITTED_EXPERT_SPREAD = 0.727
+FITTED_BACKENDS: dict[Backend, BackendTerms] = {
+    Backend.METAL: BackendTerms(decode=0.946, prefill=1.72, rows=66),
+    Backend.ROCM: BackendTerms(decode=0.974, prefill=0.879, rows=8),
+    Backend.VULKAN: BackendTerms(decode=1.03, prefill=0.783, rows=24),
+}
 FITTED_NOTES: tuple[str, ...] = (
-    "fitted on 184 decode + 127 prefill rows, the training part of the 442 usable measurements",
+    "fitted on 179 decode + 127 prefill rows, the training part of the 435 usable measurements "
+    "(9 rows marked excluded in the file are left out)",
+    "backend factors: CUDA is the reference (1.0); the others are pulled toward 1 as if by 4 "
+    "extra rows at 1.0",
     "bands: 10th/90th percentile of measured ÷ predicted decode over the usable rows of the "
     "group (of its class when the group has fewer than 30)",
 )
@@ -158,6 +257,7 @@ CALIBRATION = Calibration(
     expert_spread=FITTED_EXPERT_SPREAD,
     name="fitted",
     notes=FITTED_NOTES,
+    backends=FITTED_BACKENDS,
 )
 
 

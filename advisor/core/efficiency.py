@@ -3,16 +3,26 @@
 The numbers live in advisor.core.calibration, fitted to published measurements (see that module for
 what each term means and docs/accuracy.md for how well it predicts). This module keeps the small
 interface the window and the command line use: the decode η, the band around it and the prefill η
-of a class and engine, and the η of host RAM."""
+of a class and engine (times the backend's factor when one is given), and the η of host RAM."""
 
 from __future__ import annotations
 
 from typing import NamedTuple
 
-from advisor.core.calibration import CALIBRATION, Calibration, Engine, terms_for
+from advisor.core.calibration import (
+    BACKEND_LABELS,
+    CALIBRATION,
+    Backend,
+    Calibration,
+    Engine,
+    default_backend,
+    resolve_backend,
+    terms_for,
+)
 from advisor.core.hardware import HardwareClass
 
-__all__ = ["HOST_ETA", "Engine", "EtaDefault", "default_eta"]
+__all__ = ["BACKEND_LABELS", "HOST_ETA", "Backend", "Engine", "EtaDefault", "default_backend", "default_eta",
+           "resolve_backend"]
 
 
 class EtaDefault(NamedTuple):
@@ -26,7 +36,13 @@ class EtaDefault(NamedTuple):
 HOST_ETA = CALIBRATION.host_eta
 
 
-def default_eta(kind: HardwareClass, engine: Engine, calibration: Calibration | None = None) -> EtaDefault:
-    t = terms_for(kind, engine, calibration)
+def default_eta(kind: HardwareClass, engine: Engine, calibration: Calibration | None = None, *,
+                backend: Backend | None = None) -> EtaDefault:
+    """The fitted η of a class and engine; with `backend`, times that backend's factors (llama.cpp only)."""
+    cal = calibration or CALIBRATION
+    t = terms_for(kind, engine, cal)
+    b = cal.backend(engine, backend) if backend is not None else None
+    eta = t.decode.eta * (b.decode if b else 1.0)
+    compute = t.prefill.eta * (b.prefill if b else 1.0)
     lo, hi = t.decode.band
-    return EtaDefault(t.decode.eta, t.decode.eta * lo, t.decode.eta * hi, t.prefill.eta)
+    return EtaDefault(eta, eta * lo, eta * hi, compute)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from advisor.core.calibration import terms_for
+from advisor.core.calibration import BACKEND_LABELS, terms_for
 from advisor.core.feel import FEEL_TEXT, feel
 from advisor.core.fmt import num
-from advisor.core.inputs import build_inputs, decode_eta
+from advisor.core.inputs import backend_in_use, backend_terms, build_inputs, decode_eta
 from advisor.core.result import Result, Step
 from advisor.core.roofline import Inputs, Outputs, attention_flops, solve
 from advisor.core.scenario import Scenario
@@ -44,6 +44,17 @@ def _band(scenario: Scenario, decode: float) -> tuple[float, float]:
     return decode * lo, decode * hi
 
 
+def _backend_factor(s: Scenario, part: str) -> tuple[float, str] | None:
+    """(factor, "× 0.95 Metal") when the fitted η in use carries a backend factor other than 1."""
+    w = s.workload
+    if (w.efficiency if part == "decode" else w.compute_efficiency) is not None:
+        return None
+    factor = getattr(backend_terms(s), part)
+    if factor == 1.0:
+        return None
+    return factor, f" × {factor:.2f} {BACKEND_LABELS[backend_in_use(s)]}"
+
+
 def _realistic_text(s: Scenario, inp: Inputs, out: Outputs, eta: float) -> str:
     """The realistic decode step, term by term, adding up to the tok/s shown."""
     hw = s.hardware
@@ -55,6 +66,9 @@ def _realistic_text(s: Scenario, inp: Inputs, out: Outputs, eta: float) -> str:
     kv = _f(out.fast_kv)
     weights = _f(out.fast_read) - kv
     eta_text = f"η {eta:.2f}"
+    backend = _backend_factor(s, "decode")
+    if backend is not None:  # the class's η × the backend's factor
+        eta_text = f"η {eta / backend[0]:.2f}{backend[1]}"
     if hw.scaling_efficiency < 1:
         eta_text += f" × {hw.scaling_efficiency:.2f} multi-device scaling"
     parts = []
@@ -99,6 +113,10 @@ def _prefill_text(s: Scenario, inp: Inputs, out: Outputs) -> str:
     hw, w = s.hardware, s.workload
     eta = _f(inp.compute_eta)
     factors = ""
+    backend = _backend_factor(s, "prefill")
+    if backend is not None:  # shown as the class's η × the backend's factor
+        eta /= backend[0]
+        factors += backend[1]
     if _f(inp.bytes_per_weight) < 1.99 and _f(inp.prefill_quant_eta) != 1:
         factors += f" × {_f(inp.prefill_quant_eta):.2f} quantized"
     if _f(inp.expert_bytes) > 0 and _f(inp.prefill_moe_eta) != 1:
@@ -108,7 +126,7 @@ def _prefill_text(s: Scenario, inp: Inputs, out: Outputs) -> str:
     alpha = _f(inp.prefill_attn_factor)
     text = (f"{num(2 * _f(inp.active_params) / 1e9)} GFLOP/token at η {eta:.2f}{factors}"
             + (f" + attention {num(attn / 1e9)} GFLOP/token" + (f" × {alpha:.2f}" if alpha != 1 else "")
-               + f" at η {eta:.2f}" if attn > 0 else "")
+               + f" at η {eta:.2f}{backend[1] if backend else ''}" if attn > 0 else "")
             + f", of {num(hw.compute_tflops)} TFLOPS = {num(_f(out.prefill))} tok/s")
     if _f(out.host_stored) > 0:
         text += " (host weights cross the link per 512-token batch)"
@@ -136,6 +154,9 @@ def _result(s: Scenario, inp: Inputs, out: Outputs) -> Result:
     kv_known = bool(_f(inp.kv_full) + _f(inp.kv_window) > 0)
     notes: list[str] = []
     steps: list[Step] = []
+    if w.backend is not None and backend_in_use(s) is not w.backend:
+        notes.append(f"{BACKEND_LABELS[w.backend]} does not run on {hw.name}: using "
+                     f"{BACKEND_LABELS[backend_in_use(s)]}, its usual backend.")
 
     steps.append(Step(label="Weights", text=(
         f"{num(m.total_params_b)} B params × {num(q.bits_per_weight)} bits ÷ 8 = {num(weights / GB)} GB stored"

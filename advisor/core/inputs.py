@@ -5,7 +5,15 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from advisor.core.calibration import CALIBRATION, Calibration, ClassTerms, terms_for
+from advisor.core.calibration import (
+    CALIBRATION,
+    Backend,
+    BackendTerms,
+    Calibration,
+    ClassTerms,
+    resolve_backend,
+    terms_for,
+)
 from advisor.core.efficiency import Engine
 from advisor.core.kv import kv_shape
 from advisor.core.model import ModelArch
@@ -35,33 +43,49 @@ def split_params(model: ModelArch) -> tuple[float, float, float]:
     return 0.0, total, active / total
 
 
+def backend_in_use(scenario: Scenario) -> Backend:
+    """The llama.cpp backend the scenario runs: the chosen one where it runs on the hardware, else the
+    usual one for the hardware (advisor.core.calibration.default_backend)."""
+    return resolve_backend(scenario.hardware, scenario.workload.backend)
+
+
+def backend_terms(scenario: Scenario, calibration: Calibration | None = None) -> BackendTerms:
+    """The backend's fitted factors (1.0 for MLX and vLLM, which bring their own kernels)."""
+    return (calibration or CALIBRATION).backend(scenario.workload.engine, backend_in_use(scenario))
+
+
 def decode_eta(scenario: Scenario, calibration: Calibration | None = None) -> float:
-    """The decode η in use: the user's, or the fitted one for the hardware class and engine."""
+    """The decode η in use: the user's, or the fitted one for the hardware class and engine times the
+    backend's factor."""
     w = scenario.workload
     if w.efficiency is not None:
         return w.efficiency
-    return terms_for(scenario.hardware.kind, w.engine, calibration).decode.eta
+    return (terms_for(scenario.hardware.kind, w.engine, calibration).decode.eta
+            * backend_terms(scenario, calibration).decode)
 
 
 def compute_eta(scenario: Scenario, calibration: Calibration | None = None) -> float:
     w = scenario.workload
     if w.compute_efficiency is not None:
         return w.compute_efficiency
-    return terms_for(scenario.hardware.kind, w.engine, calibration).prefill.eta
+    return (terms_for(scenario.hardware.kind, w.engine, calibration).prefill.eta
+            * backend_terms(scenario, calibration).prefill)
 
 
 def calibrated_fields(eta: Any, compute: Any, scaling: Any, speedup: Any = 1.0, *, token_ms: Any = 0.0,
                       kv_factor: Any = 1.0, dequant_flop: Any = 0.0, stream_ms: Any = 0.0,
-                      quant_factor: Any = 1.0, attn_factor: Any = 1.0, moe_factor: Any = 1.0) -> dict[str, Any]:
+                      quant_factor: Any = 1.0, attn_factor: Any = 1.0, moe_factor: Any = 1.0,
+                      backend_decode: Any = 1.0, backend_prefill: Any = 1.0) -> dict[str, Any]:
     """The realistic-speed terms as roofline input fields (scalars or arrays alike; the validation
-    fitter calls this with one value per measurement).
+    fitter calls this with one value per measurement). `eta` and `compute` are the class's; the
+    backend's factors multiply them.
 
     Tensor split: `scaling` is the realized share of the summed bandwidth and compute, `speedup`
     the single-stream multiple over one device; the fixed and unpacking times shrink by the same
     multiple, so N devices make the whole realistic step exactly `speedup` times faster."""
     return dict(
-        fast_eta=eta * scaling,
-        compute_eta=compute * scaling,
+        fast_eta=eta * backend_decode * scaling,
+        compute_eta=compute * backend_prefill * scaling,
         token_time=token_ms / 1000.0 / speedup,
         kv_factor=kv_factor,
         dequant_flops=dequant_flop / scaling,
@@ -80,6 +104,7 @@ def realistic_fields(scenario: Scenario, calibration: Calibration | None = None)
     d, p = t.decode, t.prefill
     plain_decode = w.efficiency is not None
     plain_prefill = w.compute_efficiency is not None
+    # decode_eta / compute_eta already carry the backend's factor (or are the user's plain η)
     return calibrated_fields(
         decode_eta(scenario, calibration), compute_eta(scenario, calibration), hw.scaling_efficiency, hw.speedup,
         token_ms=0.0 if plain_decode else d.token_ms,

@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from advisor.core.base import Frozen
-from advisor.core.efficiency import Engine
+from advisor.core.efficiency import Backend, Engine
 from advisor.core.hardware import Hardware
 from advisor.core.model import ModelArch
 from advisor.core.quant import KVPrecision, Quant
@@ -49,6 +49,10 @@ class Workload(Frozen):
     compute_efficiency: float | None = Field(None, gt=0, le=1, title="η prefill",
                                              description="Share of peak compute realized by prefill")
     engine: Engine = Field(Engine.LLAMA_CPP, title="Engine")
+    backend: Backend | None = Field(None, title="Backend",
+                                    description="llama.cpp's compute backend (CUDA, ROCm, Vulkan, Metal, SYCL, CPU). "
+                                                "Empty uses the usual one for the hardware: CUDA on NVIDIA, ROCm on "
+                                                "AMD, Metal on Apple, SYCL on Intel, CPU without a GPU")
     offload: Literal["layers", "experts"] = Field("layers", title="Offload",
                                                   description="What leaves fast memory first when it is full: whole "
                                                               "layers, or only MoE experts (llama.cpp --n-cpu-moe)")

@@ -11,6 +11,11 @@ What a row needs:
 - bits per weight (the row's printed `bits_per_weight`, its catalog quant, or a well-defined format
   named in its notes, see QUANT_FROM_NOTES);
 - a known context (`depth`), and for rows that read weights from host RAM, a known host.
+
+A row whose `exclude_reason` is set stays in the file but is neither fitted nor counted in the
+statistics: it becomes an `Excluded` (with its prediction when it can be made), and `validate`
+lists every one with its reason. The optional `backend` column names llama.cpp's backend as the
+source states it; an empty cell leaves the scenario's default for its hardware.
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from pydantic import ValidationError
 
 from advisor.catalog.convert import to_hardware, to_model, to_quant
 from advisor.catalog.loader import Catalog
-from advisor.core.efficiency import Engine
+from advisor.core.efficiency import Backend, Engine
 from advisor.core.hardware import Hardware, HardwareClass
 from advisor.core.model import ModelArch
 from advisor.core.quant import Quant
@@ -41,6 +46,9 @@ HARDWARE_SPECS_CSV = DATA_DIR / "hardware_specs.csv"
 COLUMNS = ("hardware_id", "hardware_name", "gpus", "model_id", "model_name", "params_b", "active_params_b", "quant",
            "bits_per_weight", "engine", "test", "prompt_tokens", "gen_tokens", "depth", "batch", "gpu_layers",
            "n_cpu_moe", "tok_s", "source_url", "notes")
+# Read when present (older copies of the file lack them).
+OPTIONAL_COLUMNS = ("backend", "exclude_reason")
+BACKEND_NAMES = {b.value: b for b in Backend}
 SPEC_COLUMNS = ("hardware_name", "class", "memory_gb", "bandwidth_gbps", "fp16_tflops", "host_memory_gb",
                 "host_bandwidth_gbps", "host_link_gbps", "source", "notes")
 
@@ -103,6 +111,8 @@ class Measurement:
     tok_s: float
     source_url: str
     notes: str
+    backend: Backend | None = None  # as the source states it; None when it does not
+    exclude_reason: str = ""  # set: kept in the file, not fitted, not in the statistics
 
     @property
     def source(self) -> str:
@@ -154,11 +164,22 @@ class Skip:
 
 
 @dataclass(frozen=True)
+class Excluded:
+    """A row marked in the file as not representative (its `exclude_reason`); `case` is its scenario
+    when one can be built (so `validate` can still show how far off it lands), else None."""
+
+    row: Measurement
+    reason: str
+    case: Case | None
+
+
+@dataclass(frozen=True)
 class DataSet:
     cases: tuple[Case, ...]
     skipped: tuple[Skip, ...]
     problems: tuple[str, ...]  # rows that could not even be read
     rows: int  # data rows in the file
+    excluded: tuple[Excluded, ...] = ()
 
     def skip_reasons(self) -> dict[str, int]:
         counts: dict[str, int] = {}
@@ -204,6 +225,9 @@ def _parse_row(line: int, row: Mapping[str, str]) -> Measurement:
     if tok_s is None or tok_s <= 0:
         raise _Bad("tok_s: must be a positive number")
     gpus = _opt_int(row, "gpus")
+    backend_text = (row.get("backend") or "").strip().lower()
+    if backend_text and backend_text not in BACKEND_NAMES:
+        raise _Bad(f"backend: expected one of {', '.join(b.value for b in Backend)} or empty, got {backend_text!r}")
     return Measurement(
         line=line,
         hardware_id=(row.get("hardware_id") or "").strip(),
@@ -226,6 +250,8 @@ def _parse_row(line: int, row: Mapping[str, str]) -> Measurement:
         tok_s=tok_s,
         source_url=(row.get("source_url") or "").strip(),
         notes=(row.get("notes") or "").strip(),
+        backend=BACKEND_NAMES.get(backend_text),
+        exclude_reason=(row.get("exclude_reason") or "").strip(),
     )
 
 
@@ -425,6 +451,8 @@ def build_case(row: Measurement, catalog: Catalog, specs: Mapping[str, HardwareS
     else:
         work = dict(context=row.depth + (row.prompt_tokens or 0), output_tokens=0, prompt_tokens=row.prompt_tokens)
     work.update(streams=row.batch, engine=engine)
+    if row.backend is not None:
+        work["backend"] = row.backend
     if ngl is not None:
         # -ngl 99 means every layer on the GPU: force it, so the capacity model never spills a run
         # that demonstrably fitted.
@@ -442,13 +470,19 @@ def build_case(row: Measurement, catalog: Catalog, specs: Mapping[str, HardwareS
 
 
 def build_cases(rows: Iterable[Measurement], catalog: Catalog, specs: Mapping[str, HardwareSpec]
-                ) -> tuple[list[Case], list[Skip]]:
+                ) -> tuple[list[Case], list[Skip], list[Excluded]]:
     cases: list[Case] = []
     skipped: list[Skip] = []
+    excluded: list[Excluded] = []
     for row in rows:
         out = build_case(row, catalog, specs)
-        (cases if isinstance(out, Case) else skipped).append(out)  # type: ignore[arg-type]
-    return cases, skipped
+        if row.exclude_reason:
+            excluded.append(Excluded(row, row.exclude_reason, out if isinstance(out, Case) else None))
+        elif isinstance(out, Case):
+            cases.append(out)
+        else:
+            skipped.append(out)
+    return cases, skipped, excluded
 
 
 def load_dataset(catalog: Catalog, measurements: Path = MEASUREMENTS_CSV, specs: Path = HARDWARE_SPECS_CSV
@@ -459,6 +493,6 @@ def load_dataset(catalog: Catalog, measurements: Path = MEASUREMENTS_CSV, specs:
     if specs.exists():
         spec_map, spec_problems = parse_hardware_specs(specs.read_text(encoding="utf-8"))
         problems += spec_problems
-    cases, skipped = build_cases(rows, catalog, spec_map)
+    cases, skipped, excluded = build_cases(rows, catalog, spec_map)
     return DataSet(cases=tuple(cases), skipped=tuple(skipped), problems=tuple(problems),
-                   rows=len(rows) + sum(1 for p in problems if p.startswith("line ")))
+                   rows=len(rows) + sum(1 for p in problems if p.startswith("line ")), excluded=tuple(excluded))

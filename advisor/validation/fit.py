@@ -10,7 +10,12 @@ their physical defaults where the data say little.
 Which terms are free depends on the data: a class × engine group needs `MIN_ROWS` rows of a test
 to get its own η (and t₀); class-wide terms (κ, d, η_batch, q, α) need rows that show them
 (contexts that vary, quantized and 16-bit weights, batches); MoE and host terms are shared by all
-groups. Everything else keeps the base calibration's value (the flat defaults)."""
+groups. Everything else keeps the base calibration's value (the flat defaults).
+
+Backends (llama.cpp's CUDA, ROCm, Vulkan, Metal, ...) get a factor on η and on η_c wherever training
+rows run them, CUDA excepted (the reference, 1.0). Each factor is pulled toward 1 as if
+BACKEND_PRIOR_ROWS more rows had measured exactly 1.0 (under the same robust loss): a backend seen
+in a handful of rows moves only part of the way its rows point, one seen in dozens nearly all of it."""
 
 from __future__ import annotations
 
@@ -21,10 +26,18 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from advisor.core.calibration import FLAT, Calibration, ClassTerms, DecodeTerms, PrefillTerms
+from advisor.core.calibration import (
+    FLAT,
+    Backend,
+    BackendTerms,
+    Calibration,
+    ClassTerms,
+    DecodeTerms,
+    PrefillTerms,
+)
 from advisor.core.efficiency import Engine
 from advisor.core.hardware import HardwareClass
-from advisor.core.inputs import calibrated_fields
+from advisor.core.inputs import backend_in_use, calibrated_fields
 from advisor.core.roofline import Inputs, solve
 from advisor.validation.data import Case
 from advisor.validation.predict import case_inputs, measured_quantity
@@ -34,6 +47,8 @@ LOSS_SCALE = 0.15  # soft-L1 knee in log units (~16 %): errors beyond it count l
 PRIOR_WEIGHT = 0.02  # pull of each parameter toward its default, in transformed units
 BAND_QUANTILES = (10.0, 90.0)
 BAND_MIN_ROWS = 30
+BACKEND_PRIOR_ROWS = 4.0  # pseudo-rows at factor 1.0 behind every backend factor (shrinkage)
+REFERENCE_BACKEND = Backend.CUDA  # its factors stay 1.0: the class η is CUDA's
 
 Group = tuple[HardwareClass, Engine]
 Transform = Literal["share", "positive"]
@@ -48,6 +63,8 @@ class Param:
     default: float
     lo: float
     hi: float
+    prior_rows: float = 0.0  # > 0: pulled toward `default` like this many rows measured there (same loss)
+    backend: Backend | None = None  # for "backend.decode" / "backend.prefill"
 
     def value(self, x: float) -> float:
         if self.transform == "share":
@@ -73,6 +90,11 @@ class FitResult:
 
 def _group(c: Case) -> Group:
     return (c.hw_class, c.engine)
+
+
+def _backend(c: Case) -> Backend | None:
+    """The llama.cpp backend a case runs (None for MLX and vLLM, which have no backend factor)."""
+    return backend_in_use(c.scenario) if c.engine is Engine.LLAMA_CPP else None
 
 
 def soft_l1(r: NDArray[np.float64], scale: float = LOSS_SCALE) -> NDArray[np.float64]:
@@ -143,7 +165,16 @@ def decode_params(train: Sequence[Case], base: Calibration, min_rows: int = MIN_
         params.append(Param("host_eta", "host_eta", (), "share", base.host_eta, 0.1, 1.0))
     if sum(c.moe and c.row.batch > 1 for c in tg) >= 3:
         params.append(Param("expert_spread", "expert_spread", (), "share", 0.8, 0.2, 1.0))
+    params += backend_params(tg, "decode")
     return params
+
+
+def backend_params(rows: Sequence[Case], part: Literal["decode", "prefill"]) -> list[Param]:
+    """One factor per backend the rows run (the reference backend excepted), shrunk toward 1."""
+    seen = sorted({b for c in rows if (b := _backend(c)) is not None and b is not REFERENCE_BACKEND})
+    label = "eta" if part == "decode" else "compute_eta"
+    return [Param(f"backend_{label}[{b.value}]", f"backend.{part}", (), "positive", 1.0, 0.3, 2.0,
+                  prior_rows=BACKEND_PRIOR_ROWS, backend=b) for b in seen]
 
 
 def prefill_params(train: Sequence[Case], base: Calibration, min_rows: int = MIN_ROWS) -> list[Param]:
@@ -165,6 +196,7 @@ def prefill_params(train: Sequence[Case], base: Calibration, min_rows: int = MIN
     fitted_all = tuple(fitted)
     if sum(c.moe for c in pp if _group(c) in fitted_all) >= 3:
         params.append(Param("moe_factor", "prefill.moe_factor", fitted_all, "share", 0.5, 0.05, 1.0))
+    params += backend_params([c for c in pp if _group(c) in fitted_all], "prefill")
     return params
 
 
@@ -173,9 +205,14 @@ def prefill_params(train: Sequence[Case], base: Calibration, min_rows: int = MIN
 
 def apply_params(base: Calibration, params: Sequence[Param], x: NDArray[np.float64]) -> Calibration:
     terms = dict(base.terms)
+    backends = dict(base.backends)
     host_eta, spread = base.host_eta, base.expert_spread
     for p, xi in zip(params, x, strict=True):
         v = p.value(float(xi))
+        if p.term.startswith("backend.") and p.backend is not None:
+            old = backends.get(p.backend, BackendTerms())
+            backends[p.backend] = replace(old, **{p.term.split(".")[1]: v})
+            continue
         if p.term == "host_eta":
             host_eta = v
             continue
@@ -189,7 +226,7 @@ def apply_params(base: Calibration, params: Sequence[Param], x: NDArray[np.float
                 terms[g] = replace(t, decode=replace(t.decode, **{attr: v}), fitted=True)
             else:
                 terms[g] = replace(t, prefill=replace(t.prefill, **{attr: v}), fitted=True)
-    return replace(base, terms=terms, host_eta=host_eta, expert_spread=spread)
+    return replace(base, terms=terms, host_eta=host_eta, expert_spread=spread, backends=backends)
 
 
 def _field_arrays(cases: Sequence[Case], cal: Calibration) -> dict[str, Any]:
@@ -200,6 +237,7 @@ def _field_arrays(cases: Sequence[Case], cal: Calibration) -> dict[str, Any]:
 
     scaling = np.array([c.scenario.hardware.scaling_efficiency for c in cases], dtype=float)
     speedup = np.array([c.scenario.hardware.speedup for c in cases], dtype=float)
+    bt = [cal.backend(c.engine, b) if (b := _backend(c)) is not None else BackendTerms() for c in cases]
     fields = calibrated_fields(
         a(lambda t: t.decode.eta), a(lambda t: t.prefill.eta), scaling, speedup,
         token_ms=a(lambda t: t.decode.token_ms), kv_factor=a(lambda t: t.decode.kv_factor),
@@ -207,6 +245,8 @@ def _field_arrays(cases: Sequence[Case], cal: Calibration) -> dict[str, Any]:
         stream_ms=a(lambda t: t.decode.stream_ms),
         quant_factor=a(lambda t: t.prefill.quant_factor), attn_factor=a(lambda t: t.prefill.attn_factor),
         moe_factor=a(lambda t: t.prefill.moe_factor),
+        backend_decode=np.array([b.decode for b in bt], dtype=float),
+        backend_prefill=np.array([b.prefill for b in bt], dtype=float),
     )
     fields["host_eta"] = np.full(len(cases), cal.host_eta)
     fields["expert_spread"] = np.full(len(cases), cal.expert_spread)
@@ -226,11 +266,16 @@ def _fit_part(cases: Sequence[Case], measured: NDArray[np.float64], base_inputs:
         return base, 0.0
     log_meas = np.log(measured)
     x0 = np.array([p.start() for p in params])
+    rows_prior = np.array([p.prior_rows for p in params])
+    pseudo = rows_prior > 0
 
     def residuals(x: NDArray[np.float64]) -> NDArray[np.float64]:
         pred = predict_with(cases, base_inputs, apply_params(base, params, x))
         r = np.log(np.maximum(pred, 1e-12)) - log_meas
-        return np.concatenate([soft_l1(r), PRIOR_WEIGHT * (x - x0)])
+        # a weak pull toward the defaults; parameters with prior_rows are pulled like that many rows
+        # measured at the default (for a factor, x is its log, the same units as a row's residual)
+        pull = np.where(pseudo, np.sqrt(rows_prior) * soft_l1(x - x0), PRIOR_WEIGHT * (x - x0))
+        return np.concatenate([soft_l1(r), pull])
 
     x, cost = levenberg_marquardt(residuals, x0)
     return apply_params(base, params, x), cost
@@ -283,6 +328,8 @@ def fit(cases: Sequence[Case], measured: NDArray[np.float64] | None = None, base
     cal = _tidy(cal)
     counts = {g: sum(1 for c in tr if c.test == "tg" and _group(c) == g) for g in cal.terms}
     cal = replace(cal, terms={g: (replace(t, rows=counts[g]) if t.fitted else t) for g, t in cal.terms.items()})
+    cal = replace(cal, backends={b: replace(t, rows=sum(1 for c in tr if _backend(c) is b))
+                                 for b, t in sorted(cal.backends.items())})
     everything = case_inputs(cases, base)
     cal = bands(cases, meas, predict_with(cases, everything, cal), cal, min_rows)
     values = _values(cal, base)
@@ -311,12 +358,17 @@ def _tidy(cal: Calibration) -> Calibration:
                                                  stream_ms=r(d.stream_ms) or 0.0, band=d.band),
                            prefill=PrefillTerms(eta=r(p.eta) or p.eta, quant_factor=r(p.quant_factor) or 1.0,
                                                 attn_factor=r(p.attn_factor) or 1.0, moe_factor=r(p.moe_factor) or 1.0))
+    backends = {b: replace(t, decode=r(t.decode) or 1.0, prefill=r(t.prefill) or 1.0)
+                for b, t in cal.backends.items()}
     return replace(cal, terms=terms, host_eta=float(f"{cal.host_eta:.3g}"),
-                   expert_spread=float(f"{cal.expert_spread:.3g}"))
+                   expert_spread=float(f"{cal.expert_spread:.3g}"), backends=backends)
 
 
 def _values(cal: Calibration, base: Calibration) -> dict[str, float]:
     out: dict[str, float] = {"host_eta": cal.host_eta, "expert_spread": cal.expert_spread}
+    for b, bt in cal.backends.items():
+        out[f"backend.decode[{b.value}]"] = bt.decode
+        out[f"backend.prefill[{b.value}]"] = bt.prefill
     for (k, e), t in cal.terms.items():
         if t.fitted:
             for part, obj in (("decode", t.decode), ("prefill", t.prefill)):

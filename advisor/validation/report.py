@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 
 from advisor.core.calibration import CALIBRATION, FLAT, Calibration
-from advisor.validation.data import DataSet
+from advisor.core.inputs import backend_in_use
+from advisor.validation.data import Case, DataSet, held_out
 from advisor.validation.predict import predict
 from advisor.validation.stats import ape, group_table
 
@@ -32,26 +33,40 @@ def calibration_dict(cal: Calibration) -> dict[str, Any]:
         "name": cal.name,
         "host_eta": cal.host_eta,
         "expert_spread": cal.expert_spread,
+        "backends": {b.value: asdict(t) for b, t in cal.backends.items()},
         "groups": {f"{k.value}/{e.value}": {"fitted": t.fitted, "rows": t.rows, "decode": asdict(t.decode),
                                             "prefill": asdict(t.prefill)}
                    for (k, e), t in cal.terms.items()},
     }
 
 
+def _features(c: Case) -> dict[str, Any]:
+    """What a row's prediction rests on, for reading residuals."""
+    s, r = c.scenario, c.row
+    return {"kind": c.kind, "class": c.hw_class.value, "engine": c.engine.value,
+            "backend": backend_in_use(s).value if c.engine.value == "llama.cpp" else None,
+            "backend_stated": r.backend is not None, "params_b": s.model.total_params_b,
+            "active_b": s.model.active_b, "bits": s.quant.bits_per_weight, "context": s.workload.context,
+            "prompt": r.prompt_tokens, "gen": r.gen_tokens, "batch": r.batch}
+
+
 def build_report(data: DataSet, calibration: Calibration | None = None, baseline: Calibration = FLAT,
                  worst: int = 10) -> dict[str, Any]:
+    """`worst`: how many of the worst held-out rows to list, for decode and for prefill each."""
     cal = calibration or CALIBRATION
     cases = list(data.cases)
     preds = {"flat": predict(cases, baseline), "fitted": predict(cases, cal)}
     held = np.array([c.held_out for c in cases], dtype=bool)
     measured = np.array([c.measured for c in cases], dtype=float)
     err = ape(preds["fitted"], measured)
-    order = [i for i in np.argsort(-err) if held[i]][:worst]
+    order = [i for i in np.argsort(-err, kind="stable") if held[i]]
+    order = ([i for i in order if cases[i].test == "tg"][:worst] + [i for i in order if cases[i].test == "pp"][:worst])
     worst_rows = [
         {"line": cases[i].row.line, "test": cases[i].test, "hardware": cases[i].row.hardware_name,
          "model": cases[i].row.model_name, "measured": cases[i].measured,
          "fitted": round(float(preds["fitted"][i]), 2), "flat": round(float(preds["flat"][i]), 2),
-         "error_pct": round(float(err[i]), 1), "source": cases[i].row.source_url}
+         "error_pct": round(float(preds["fitted"][i] / measured[i] - 1) * 100, 1), "source": cases[i].row.source_url,
+         **_features(cases[i])}
         for i in order
     ]
     held_rows = group_table(cases, preds, held)
@@ -60,11 +75,13 @@ def build_report(data: DataSet, calibration: Calibration | None = None, baseline
             "rows": data.rows,
             "usable": len(cases),
             "skipped": len(data.skipped),
+            "excluded": len(data.excluded),
             "skip_reasons": data.skip_reasons(),
             "unreadable": list(data.problems),
             "held_out": int(held.sum()),
             "split": SPLIT_TEXT,
         },
+        "excluded_rows": excluded_rows(data, cal, baseline),
         "models": {"flat": baseline.name, "fitted": cal.name},
         "held_out": held_rows,
         "all_rows": group_table(cases, preds),
@@ -75,6 +92,28 @@ def build_report(data: DataSet, calibration: Calibration | None = None, baseline
         "worst_held_out": worst_rows,
         "calibration": calibration_dict(cal),
     }
+
+
+def excluded_rows(data: DataSet, cal: Calibration, baseline: Calibration) -> list[dict[str, Any]]:
+    """Every row the file marks as excluded, with its reason and, where it can be predicted, how far
+    the fitted model lands from it (these rows are in neither the fit nor the statistics)."""
+    buildable = [e.case for e in data.excluded if e.case is not None]
+    fitted = dict(zip([id(c) for c in buildable], predict(buildable, cal), strict=True)) if buildable else {}
+    flat = dict(zip([id(c) for c in buildable], predict(buildable, baseline), strict=True)) if buildable else {}
+    out: list[dict[str, Any]] = []
+    for e in data.excluded:
+        r = e.row
+        item: dict[str, Any] = {"line": r.line, "test": r.test, "hardware": r.hardware_name, "model": r.model_name,
+                                "quant": r.quant, "measured": r.tok_s, "reason": e.reason, "source": r.source_url,
+                                "held_out": held_out(r)}
+        if e.case is not None:
+            f = float(fitted[id(e.case)])
+            item.update(fitted=round(f, 2), flat=round(float(flat[id(e.case)]), 2),
+                        error_pct=round((f / r.tok_s - 1) * 100, 1))
+        else:
+            item["not_predictable"] = True
+        out.append(item)
+    return out
 
 
 def _met(rows: Sequence[dict[str, Any]], test: str, group: str, median: float, p90: float | None) -> bool | None:
@@ -97,7 +136,8 @@ def report_text(report: dict[str, Any]) -> str:
     d = report["data"]
     lines = [
         f"Validation against benchmarks/data/measurements.csv: {d['rows']} rows, {d['usable']} usable, "
-        f"{d['skipped']} skipped, {len(d['unreadable'])} unreadable; {d['held_out']} usable rows held out.",
+        f"{d['skipped']} skipped, {d['excluded']} excluded, {len(d['unreadable'])} unreadable; "
+        f"{d['held_out']} usable rows held out.",
         f"  ({d['split']})",
         "",
         "Absolute percentage error, median and 90th percentile (%):",
@@ -116,11 +156,27 @@ def report_text(report: dict[str, Any]) -> str:
     if d["skip_reasons"]:
         lines += ["", "Skipped rows:"]
         lines += [f"  {n:4d}  {reason}" for reason, n in d["skip_reasons"].items()]
+    if report.get("excluded_rows"):
+        lines += ["", f"Excluded rows ({d['excluded']}: kept in the file, not fitted, not in the statistics above):"]
+        by_reason: dict[str, list[dict[str, Any]]] = {}
+        for e in report["excluded_rows"]:
+            by_reason.setdefault(e["reason"], []).append(e)
+        for reason, items in by_reason.items():
+            lines.append(f"  {len(items)} × {reason}")
+            for e in items:
+                where = ("not predictable (skipped anyway)" if e.get("not_predictable") else
+                         f"measured {e['measured']:g}, fitted {e['fitted']:g} ({e['error_pct']:+.0f} %)")
+                lines.append(f"    line {e['line']:>4} {e['test']} {e['hardware'][:34]:34} {e['model'][:22]:22} "
+                             f"{e['quant'] or '':7} {where}")
     if d["unreadable"]:
         lines += ["", "Unreadable rows:"] + [f"  {p}" for p in d["unreadable"]]
     if report["worst_held_out"]:
-        lines += ["", "Worst held-out rows (fitted):"]
+        lines += ["", "Worst held-out rows (fitted), decode then prefill:"]
         for w in report["worst_held_out"]:
-            lines.append(f"  line {w['line']:>4} {w['test']} {w['hardware'][:34]:34} {w['model'][:26]:26} "
+            size = f"{w['params_b']:g}B" + (f"-A{w['active_b']:g}B" if w["active_b"] != w["params_b"] else "")
+            ctx = f"ctx {w['context']}" if w["test"] == "tg" else f"pp{w['prompt']}@{w['context'] - w['prompt']}"
+            backend = (w["backend"] or w["engine"]) + ("" if w["backend_stated"] or not w["backend"] else "?")
+            lines.append(f"  line {w['line']:>4} {w['test']} {w['hardware'][:30]:30} {w['model'][:22]:22} "
+                         f"{size:>11} {w['bits']:5.2f}b {backend:7} {ctx:14} b{w['batch']:<3} "
                          f"measured {w['measured']:g}, fitted {w['fitted']:g} ({w['error_pct']:+.0f} %)")
     return "\n".join(lines)

@@ -153,3 +153,29 @@ def test_realistic_step_adds_up() -> None:
     total = float(re.search(r"= ([\d.]+) ms per step", text).group(1))  # type: ignore[union-attr]
     assert sum(terms) + fixed == pytest.approx(total, rel=0.01)
     assert 1000 / total == pytest.approx(r.decode_tok_s, rel=0.01)
+
+
+def test_validate_lists_every_excluded_row(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["validate", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    excluded = report["excluded_rows"]
+    assert len(excluded) == report["data"]["excluded"] > 0
+    assert all(e["reason"] and e["source"].startswith("http") for e in excluded)
+    # predictable excluded rows show how far off they land; the rest say so
+    assert all(("error_pct" in e) != bool(e.get("not_predictable")) for e in excluded)
+    assert report["data"]["usable"] + report["data"]["skipped"] + report["data"]["excluded"] == 515
+    assert main(["validate"]) == 0
+    assert "Excluded rows" in capsys.readouterr().out
+
+
+def test_backend_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    base = ["estimate", "--hardware", "rtx-4090", "--model", "llama-3.1-8b", "--quant", "q4_k_m", "--json"]
+    assert main(base) == 0
+    default = json.loads(capsys.readouterr().out)
+    assert main([*base, "--backend", "cuda"]) == 0
+    assert json.loads(capsys.readouterr().out)["decode_tok_s"] == pytest.approx(default["decode_tok_s"])
+    assert main([*base, "--backend", "vulkan"]) == 0
+    vulkan = json.loads(capsys.readouterr().out)
+    assert vulkan["prefill_tok_s"] != pytest.approx(default["prefill_tok_s"])
+    assert main([*base, "--backend", "glide"]) == 2
+    assert "--backend" in capsys.readouterr().err

@@ -7,11 +7,14 @@ import textwrap
 import pytest
 
 from advisor.catalog.loader import shipped_catalog
+from advisor.core.efficiency import Backend
 from advisor.core.hardware import HardwareClass
+from advisor.core.inputs import backend_in_use
 from advisor.validation.data import (
     COLUMNS,
     HARDWARE_SPECS_CSV,
     MEASUREMENTS_CSV,
+    OPTIONAL_COLUMNS,
     Case,
     Skip,
     build_case,
@@ -52,7 +55,7 @@ def test_missing_columns_reported() -> None:
 def test_shipped_file_reads_cleanly() -> None:
     data = load_dataset(shipped_catalog())
     assert data.rows == 515 and not data.problems
-    assert len(data.cases) + len(data.skipped) == 515
+    assert len(data.cases) + len(data.skipped) + len(data.excluded) == 515
     assert len(data.cases) >= 400
     assert all(s.reason for s in data.skipped)
     # every kind of row the issue asks about is present
@@ -115,4 +118,52 @@ def test_unusable_rows_say_why(changes: dict[str, str], reason: str) -> None:
 
 def test_measurements_file_exists() -> None:
     assert MEASUREMENTS_CSV.exists()
-    assert textwrap.dedent(MEASUREMENTS_CSV.read_text(encoding="utf-8").splitlines()[0]) == HEADER
+    header = textwrap.dedent(MEASUREMENTS_CSV.read_text(encoding="utf-8").splitlines()[0])
+    assert header == ",".join(COLUMNS + OPTIONAL_COLUMNS)
+
+
+def test_older_files_without_the_optional_columns_still_read() -> None:
+    rows, problems = parse_measurements(HEADER + "\n" + GOOD)
+    assert not problems and rows[0].backend is None and rows[0].exclude_reason == ""
+
+
+def test_backend_column() -> None:
+    full = ",".join(COLUMNS + OPTIONAL_COLUMNS)
+    rows, problems = parse_measurements("\n".join([full, GOOD + ",Vulkan,", GOOD + ",,", GOOD + ",Glide,"]))
+    assert [r.backend for r in rows] == [Backend.VULKAN, None]
+    assert len(problems) == 1 and "line 4: backend" in problems[0]
+    # a stated backend reaches the scenario; an empty one leaves the hardware's usual backend
+    vulkan = build_case(rows[0], shipped_catalog(), {})
+    default = build_case(rows[1], shipped_catalog(), {})
+    assert isinstance(vulkan, Case) and isinstance(default, Case)
+    assert vulkan.scenario.workload.backend is Backend.VULKAN and backend_in_use(vulkan.scenario) is Backend.VULKAN
+    assert default.scenario.workload.backend is None and backend_in_use(default.scenario) is Backend.CUDA
+
+
+def test_shipped_backends_come_from_the_notes() -> None:
+    """A stated backend is named in the row's notes (or, for the DGX Spark bench file, in its printed tables)."""
+    rows, _ = parse_measurements(MEASUREMENTS_CSV.read_text(encoding="utf-8"))
+    words = {Backend.CUDA: ("CUDA",), Backend.ROCM: ("ROCm", "HIP", "-hip"), Backend.VULKAN: ("Vulkan", "vulkan"),
+             Backend.METAL: ("Metal",), Backend.CPU: ("CPU backend",), Backend.SYCL: ("SYCL",)}
+    stated = [r for r in rows if r.backend is not None]
+    assert len(stated) > 400
+    for r in stated:
+        assert any(w in r.notes for w in words[r.backend]) or "benches/dgx-spark.md" in r.source_url, r.line
+    assert not any(r.backend for r in rows if r.engine == "mlx")
+
+
+def test_excluded_rows_stay_in_the_file_with_a_reason() -> None:
+    data = load_dataset(shipped_catalog())
+    assert 0 < len(data.excluded) <= 15  # conservative: a handful of rows, each explained
+    assert all(len(e.reason) > 30 for e in data.excluded)
+    lines = {e.row.line for e in data.excluded}
+    assert not lines & {c.row.line for c in data.cases} and not lines & {s.row.line for s in data.skipped}
+    assert sum(e.case is not None for e in data.excluded) >= 5  # most can still be predicted and shown
+
+
+def test_an_excluded_row_is_never_a_case() -> None:
+    full = ",".join(COLUMNS + OPTIONAL_COLUMNS)
+    rows, _ = parse_measurements(full + "\n" + GOOD + ",CUDA,old build")
+    from advisor.validation.data import build_cases
+    cases, skipped, excluded = build_cases(rows, shipped_catalog(), {})
+    assert not cases and not skipped and excluded[0].reason == "old build" and excluded[0].case is not None

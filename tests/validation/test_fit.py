@@ -86,3 +86,31 @@ def test_shipped_constants_are_the_fit_of_the_training_rows() -> None:
     for g, t in fitted.terms.items():
         if t.fitted:
             assert CALIBRATION.get(*g) == t, g
+
+
+def test_backend_factors_are_recovered_and_shrunk(cases: list) -> None:
+    """A backend with many rows gets close to its true factor; CUDA, the reference, stays at 1; a backend
+    with a handful of rows moves only part of the way (the pull toward 1)."""
+    from advisor.core.calibration import Backend, BackendTerms
+    from advisor.validation.fit import _backend
+
+    truth = replace(KNOWN, backends={Backend.METAL: BackendTerms(decode=0.8, prefill=1.3),
+                                     Backend.ROCM: BackendTerms(decode=0.7, prefill=0.7)})
+    measured = predict(cases, truth)
+    got = fit(cases, measured=measured, train=np.ones(len(cases), bool)).calibration
+    assert Backend.CUDA not in got.backends
+    metal = got.backends[Backend.METAL]
+    assert metal.rows > 50  # many rows: most of the way to the truth
+    assert 0.8 <= metal.decode < 0.87 and 1.2 < metal.prefill <= 1.3
+    rocm = got.backends[Backend.ROCM]
+    assert rocm.rows < 20  # few rows: moved, but held back toward 1
+    assert 0.7 < rocm.decode < 0.9 and 0.7 < rocm.prefill < 0.9
+    assert np.median(np.abs(predict(cases, got) / measured - 1)) < 0.02
+    # rows that run Vulkan, measured at factor 1, keep a factor near 1
+    if any(_backend(c) is Backend.VULKAN for c in cases):
+        assert got.backends[Backend.VULKAN].decode == pytest.approx(1.0, abs=0.08)
+
+
+def test_shipped_backend_factors_are_the_fit() -> None:
+    data = load_dataset(shipped_catalog())
+    assert fit(data.cases).calibration.backends == CALIBRATION.backends

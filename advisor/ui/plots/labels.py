@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF
+from PySide6.QtCore import QPointF
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QStaticText, QTransform
+
+from advisor.ui.plots.spans import ViewOverlay
 
 
 class Label(NamedTuple):
@@ -21,7 +22,7 @@ class Label(NamedTuple):
     bold: bool = False
 
 
-class Labels(pg.GraphicsObject):
+class Labels(ViewOverlay):
     def __init__(self, point_size: float) -> None:
         super().__init__()
         self.labels: list[Label] = []
@@ -38,13 +39,6 @@ class Labels(pg.GraphicsObject):
     def scale(self, factor: float) -> None:  # type: ignore[override]
         self.point_size *= factor
         self.update()
-
-    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name
-        view = self.viewRect()
-        return QRectF() if view is None else view
-
-    def viewRangeChanged(self) -> None:  # noqa: N802 - pyqtgraph's name
-        self.prepareGeometryChange()
 
     def _font(self, bold: bool) -> tuple[QFont, QFontMetricsF]:
         key = (self.point_size, bold)

@@ -11,7 +11,18 @@ from PySide6.QtCore import QLineF, QPointF, QRectF
 from PySide6.QtGui import QBrush, QColor, QPainter, QPen
 
 
-class Spans(pg.GraphicsObject):
+class ViewOverlay(pg.GraphicsObject):
+    """An item that draws over the whole visible view (its bounds follow the view range)."""
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name
+        view = self.viewRect()
+        return QRectF() if view is None else view
+
+    def viewRangeChanged(self) -> None:  # noqa: N802 - pyqtgraph's name
+        self.prepareGeometryChange()
+
+
+class Spans(ViewOverlay):
     def __init__(self, horizontal: bool) -> None:
         super().__init__()
         self.horizontal = horizontal  # True: spans of y (bands across the plot); False: spans of x
@@ -22,13 +33,6 @@ class Spans(pg.GraphicsObject):
             self.prepareGeometryChange()
             self.spans = spans
             self.update()
-
-    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name
-        view = self.viewRect()
-        return QRectF() if view is None else view
-
-    def viewRangeChanged(self) -> None:  # noqa: N802 - pyqtgraph's name
-        self.prepareGeometryChange()
 
     def paint(self, p: QPainter, *args: object) -> None:
         view = self.viewRect()
@@ -46,7 +50,7 @@ class Spans(pg.GraphicsObject):
                            else QLineF(view.left(), lo, view.right(), lo))
 
 
-class Grid(pg.GraphicsObject):
+class Grid(ViewOverlay):
     """Grid lines at the axes' ticks, drawn inside the view.
 
     pyqtgraph draws its grid from the axis items, which makes every axis cover the whole plot: any
@@ -56,13 +60,6 @@ class Grid(pg.GraphicsObject):
         super().__init__()
         self.axes = (x_axis, y_axis)
         self.pen = pen
-
-    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name
-        view = self.viewRect()
-        return QRectF() if view is None else view
-
-    def viewRangeChanged(self) -> None:  # noqa: N802 - pyqtgraph's name
-        self.prepareGeometryChange()
 
     def paint(self, p: QPainter, *args: object) -> None:
         view = self.viewRect()

@@ -27,6 +27,7 @@ from advisor.session import SessionFileError, load_session, save_session
 from advisor.settings import Settings, add_recent
 from advisor.ui import export
 from advisor.ui.feel_dialog import FeelDialog
+from advisor.ui.file_actions import SavesToFile
 from advisor.ui.numbers_panel import NumbersPanel
 from advisor.ui.panels.hardware_panel import HardwarePanel
 from advisor.ui.panels.model_panel import ModelPanel
@@ -60,7 +61,9 @@ def _scroll(widget: QWidget) -> QScrollArea:
     return area
 
 
-class MainWindow(QMainWindow):
+class MainWindow(SavesToFile, QMainWindow):
+    save_title, default_name, file_filter = "Save scenario", "scenario.json", SCENARIO_FILTER
+
     def __init__(self, store: Store, settings: Settings | None = None,
                  importer: Callable[[QWidget], None] | None = None) -> None:
         super().__init__()
@@ -215,17 +218,6 @@ class MainWindow(QMainWindow):
         self._remember(path)
         self.show_status()
         return True
-
-    def save(self) -> None:
-        if self.current_file is None:
-            self.save_as()
-        else:
-            self.save_to(self.current_file)
-
-    def save_as(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Save scenario", "scenario.json", SCENARIO_FILTER)
-        if path:
-            self.save_to(Path(path))
 
     def save_to(self, path: Path) -> bool:
         try:

@@ -43,6 +43,7 @@ from advisor.ui.compare.state import CompareSnapshot, CompareStore
 from advisor.ui.compare.tabs import BudgetTab, TakeTab
 from advisor.ui.compare.text_strip import TextStrip
 from advisor.ui.fields import read_value, show_value, spin_for
+from advisor.ui.file_actions import SavesToFile
 
 # Figures that come from a catalog entry: if the main window's machine differs in one, it is "edited".
 ENTRY_FIELDS = ("memory_gb", "bandwidth_gbps", "fp16_tflops", "gpu_memory_fraction", "host_link_gbps")
@@ -72,7 +73,9 @@ def setup_from_session(catalog: Catalog, session: Session) -> CompareSetup:
                         model_id=session.model_id, quant_id=session.quant_id, current=mine)
 
 
-class CompareWindow(QMainWindow):
+class CompareWindow(SavesToFile, QMainWindow):
+    save_title, default_name, file_filter = "Save comparison", "comparison.json", COMPARE_FILTER
+
     def __init__(self, catalog: Catalog, setup: CompareSetup, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowFlag(Qt.WindowType.Window, True)
@@ -284,17 +287,6 @@ class CompareWindow(QMainWindow):
         self.show_snapshot(self.store.snapshot)
         self.statusBar().showMessage(f"Opened {path}", 5000)
         return True
-
-    def save(self) -> None:
-        if self.current_file is None:
-            self.save_as()
-        else:
-            self.save_to(self.current_file)
-
-    def save_as(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Save comparison", "comparison.json", COMPARE_FILTER)
-        if path:
-            self.save_to(Path(path))
 
     def save_to(self, path: Path) -> bool:
         try:

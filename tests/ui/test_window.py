@@ -198,3 +198,19 @@ def test_tools_menu_has_measure(qtbot, window: MainWindow) -> None:  # type: ign
 
     dialogs = window.findChildren(MeasureDialog)
     assert len(dialogs) == 1 and dialogs[0].isVisible()
+
+
+def test_backend_choice_changes_the_estimate(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    panel = window.workload_panel
+    assert panel.backend.itemText(0) == "auto (CUDA)"  # an NVIDIA card
+    before = window.store.snapshot.result.decode_tok_s
+    panel.backend.setCurrentIndex(panel.backend.findData("vulkan"))
+    s = window.store.session.scenario
+    assert s.workload.backend is not None and s.workload.backend.value == "vulkan"
+    from advisor.core.evaluate import evaluate
+
+    assert window.store.snapshot.result.decode_tok_s == pytest.approx(evaluate(s).decode_tok_s)
+    assert window.store.snapshot.result.decode_tok_s != pytest.approx(before)
+    window.store.undo()
+    assert window.store.session.scenario.workload.backend is None
+    assert panel.backend.currentIndex() == 0

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from advisor.core.efficiency import Engine, default_eta
+from advisor.core.efficiency import BACKEND_LABELS, Engine, default_backend, default_eta, resolve_backend
 from advisor.core.presets import PRESETS, preset_changes
 from advisor.core.scenario import Speculative, Workload
 from advisor.ui.fields import read_value, show_value, spin_for
@@ -73,6 +73,11 @@ class WorkloadPanel(QWidget):
         for e in Engine:
             self.engine.addItem(e.value, e.value)
         self.engine.setToolTip("Inference engine: sets the default η and how offloaded weights are read")
+        self.backend = QComboBox()
+        self.backend.addItem("auto", None)
+        for b, label in BACKEND_LABELS.items():
+            self.backend.addItem(label, b.value)
+        self.backend.setToolTip(Workload.model_fields["backend"].description)
         self.offload = QComboBox()
         for key, label in OFFLOAD_LABELS.items():
             self.offload.addItem(label, key)
@@ -95,6 +100,7 @@ class WorkloadPanel(QWidget):
         for name in ("prompt_tokens", "output_tokens", "streams", "interactive_tok_s", "efficiency"):
             form.addRow(Workload.model_fields[name].title or name, self.spins[name])
         form.addRow("Engine", self.engine)
+        form.addRow("Backend", self.backend)
         form.addRow("Offload", self.offload)
         for name in ("gpu_layers", "prefill_rate", "overhead_gb", "min_bits"):
             form.addRow(Workload.model_fields[name].title or name, self.spins[name])
@@ -114,6 +120,8 @@ class WorkloadPanel(QWidget):
             box.valueChanged.connect(lambda _v, n=name: self._edited(n))
         self.engine.currentIndexChanged.connect(
             lambda _i: store.update("workload", "Change engine", engine=self.engine.currentData()))
+        self.backend.currentIndexChanged.connect(
+            lambda _i: store.update("workload", "Change backend", backend=self.backend.currentData()))
         self.offload.currentIndexChanged.connect(
             lambda _i: store.update("workload", "Change offload", offload=self.offload.currentData()))
         self.spec_on.toggled.connect(lambda on: store.update_speculative(enabled=on))
@@ -143,7 +151,12 @@ class WorkloadPanel(QWidget):
         w = s.workload
         for name, box in self.spins.items():
             show_value(box, getattr(w, name))
-        d = default_eta(s.hardware.kind, w.engine)
+        backend = resolve_backend(s.hardware, w.backend)
+        d = default_eta(s.hardware.kind, w.engine, backend=backend)
+        auto_backend = f"auto ({BACKEND_LABELS[default_backend(s.hardware)]})"
+        if self.backend.itemText(0) != auto_backend:
+            self.backend.setItemText(0, auto_backend)
+        self.backend.setEnabled(w.engine is Engine.LLAMA_CPP)
         auto = f"auto ({d.decode:.2f})"
         box = self.spins["efficiency"]
         if box.specialValueText() != auto:
@@ -156,7 +169,8 @@ class WorkloadPanel(QWidget):
                 self.spins["gpu_layers"].setMaximum(s.model.layers or 1000)
         with QSignalBlocker(self.slider):
             self.slider.setValue(context_to_slider(w.context, s.model.max_context))
-        for combo, value in ((self.engine, w.engine.value), (self.offload, w.offload)):
+        backend_value = w.backend.value if w.backend is not None else None
+        for combo, value in ((self.engine, w.engine.value), (self.offload, w.offload), (self.backend, backend_value)):
             with QSignalBlocker(combo):
                 combo.setCurrentIndex(combo.findData(value))
         self.offload.setEnabled(s.model.is_moe)

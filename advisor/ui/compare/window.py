@@ -114,14 +114,18 @@ class CompareWindow(SavesToFile, QMainWindow):
         for box in self.spins.values():
             box.setMaximumWidth(125)
         self.quant.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        bar = QHBoxLayout()
-        for text, widget in (("Model", self.model), ("Quant", self.quant), ("", self.preset),
-                             ("Context", self.spins["context"]), ("Prompt", self.spins["prompt_tokens"]),
-                             ("Streams", self.spins["streams"]), ("Interactive ≥", self.spins["interactive_tok_s"])):
-            if text:
-                bar.addWidget(QLabel(text))
-            bar.addWidget(widget)
-        bar.addStretch(1)
+        # Two rows, so the window fits a 1366-pixel laptop screen.
+        bar = QVBoxLayout()
+        for row_items in ((("Model", self.model), ("Quant", self.quant), ("", self.preset)),
+                          (("Context", self.spins["context"]), ("Prompt", self.spins["prompt_tokens"]),
+                           ("Streams", self.spins["streams"]), ("Interactive ≥", self.spins["interactive_tok_s"]))):
+            row = QHBoxLayout()
+            for text, widget in row_items:
+                if text:
+                    row.addWidget(QLabel(text))
+                row.addWidget(widget)
+            row.addStretch(1)
+            bar.addLayout(row)
 
         # The comparison: verdict, plots, table.
         # Fixed-height strips: a verdict or legend that grows by a line must not re-lay out the window.

@@ -74,6 +74,8 @@ class MainWindow(SavesToFile, QMainWindow):
         self.setDockOptions(QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowTabbedDocks)
 
         self.plots: dict[Axis, TokPlot] = {"context": ContextPlot(), "params": ParamsPlot(), "batch": BatchPlot()}
+        for axis in ("params", "batch"):
+            self.plots[axis].compact_legend()
         lower = QSplitter(Qt.Orientation.Horizontal)
         lower.addWidget(self.plots["params"])
         lower.addWidget(self.plots["batch"])

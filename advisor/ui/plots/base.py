@@ -207,6 +207,13 @@ class TokPlot(pg.PlotWidget):
                 self.legend.removeItem(self.measured)
             self._measured_in_legend = shown
 
+    def compact_legend(self) -> None:
+        """Drop the entries every plot shares (ceiling, realistic, η range) from this plot's legend:
+        beside the context plot in the window they only cover data. Slide exports keep them."""
+        for shared in (self.ceiling, self.line, self.band_swatch):
+            self.legend.removeItem(shared)
+        self.legend.setVisible(bool(self.legend.items))
+
     def scale_text(self, factor: float) -> None:
         """Bigger type for slides: every label, the legend and the axes."""
         for item in self.getPlotItem().items:

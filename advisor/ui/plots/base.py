@@ -11,15 +11,14 @@ import numpy as np
 import pyqtgraph as pg
 from numpy.typing import NDArray
 from PySide6.QtCore import QPointF, Qt
-from PySide6.QtGui import QColor, QFont, QPainterPath
-from PySide6.QtWidgets import QGraphicsPathItem
+from PySide6.QtGui import QColor, QFont
 
 from advisor.core.curves import Curve
 from advisor.core.feel import FEELS, Feel
 from advisor.ui import theme
 from advisor.ui.plots.axes import LogAxis
 from advisor.ui.plots.labels import Label, Labels
-from advisor.ui.plots.spans import Dot, Grid, Spans
+from advisor.ui.plots.spans import Band, Dot, Grid, Spans
 
 Y_MIN, Y_MAX = 0.5, 5000.0
 
@@ -87,9 +86,7 @@ class TokPlot(pg.PlotWidget):
 
         # Realistic line, η band and dashed ceiling. The band is one path in log10 coordinates,
         # rebuilt once per redraw (FillBetweenItem rebuilds on each of its two curves' changes).
-        self.band = QGraphicsPathItem()
-        self.band.setBrush(theme.BAND_BRUSH)
-        self.band.setPen(pg.mkPen(None))
+        self.band = Band(theme.BAND_BRUSH)
         self.band.setZValue(-10)
         item.addItem(self.band, ignoreBounds=True)
         # Curves are plain curve items fed log10 data: PlotDataItem's bookkeeping costs more per
@@ -148,8 +145,8 @@ class TokPlot(pg.PlotWidget):
         if not same_curves:  # dragging the context moves only the marker on its own plot: repaint just that
             self.line.set_xy(c.x, finite_or_nan(c.decode, runs))
             self.ceiling.set_xy(c.x, finite_or_nan(c.ceiling, runs))
-            self.band.setPath(band_path(c.x, np.where(runs & (c.low > 0), c.low, Y_MIN),
-                                        np.where(runs & (c.high > 0), c.high, Y_MIN)))
+            self.band.set_outline(*band_outline(c.x, np.where(runs & (c.low > 0), c.low, Y_MIN),
+                                                np.where(runs & (c.high > 0), c.high, Y_MIN)))
 
         x0, x1 = log10(float(c.x[0])), log10(float(c.x[-1]))
         if y_top is None:
@@ -289,14 +286,11 @@ class LogCurve(pg.PlotCurveItem):
             self.setData(np.log10(x), np.log10(y))
 
 
-def band_path(x: NDArray[np.float64], low: NDArray[np.float64], high: NDArray[np.float64]) -> QPainterPath:
+def band_outline(x: NDArray[np.float64], low: NDArray[np.float64],
+                 high: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Closed outline between two curves, in the plot's log10 view coordinates."""
     lx = np.log10(x)
-    xs = np.concatenate([lx, lx[::-1]])
-    ys = np.concatenate([np.log10(high), np.log10(low)[::-1]])
-    path = pg.arrayToQPath(xs, ys, connect="all")
-    path.closeSubpath()
-    return path
+    return np.concatenate([lx, lx[::-1]]), np.concatenate([np.log10(high), np.log10(low)[::-1]])
 
 
 def feel_color(feel: Feel) -> QColor:

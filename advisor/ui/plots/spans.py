@@ -6,8 +6,10 @@ costs more to repaint than the fill itself. These spans only fill rectangles, in
 
 from __future__ import annotations
 
+import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QLineF, QPointF, QRectF
+from numpy.typing import NDArray
+from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPen
 
 
@@ -115,4 +117,47 @@ class Dot(pg.GraphicsObject):
         p.setPen(QPen(QColor("white"), 2))
         p.setBrush(self.brush)
         p.drawEllipse(centre, self.radius, self.radius)
+        p.restore()
+
+
+class Band(pg.GraphicsObject):
+    """A filled band between two curves, drawn as one polygon in device pixels.
+
+    Filling a path in log10 view coordinates (QGraphicsPathItem) re-transforms and re-rasterizes it
+    through the view's non-uniform scale on every repaint; mapping the vertices with numpy first is
+    several times cheaper."""
+
+    def __init__(self, brush: QBrush) -> None:
+        super().__init__()
+        self.brush = brush
+        self.xy = np.zeros((0, 2))
+        self._bounds = QRectF()
+
+    def set_outline(self, xs: NDArray[np.float64], ys: NDArray[np.float64]) -> None:
+        """The closed outline in view coordinates (log10 on log axes)."""
+        self.prepareGeometryChange()
+        self.xy = np.column_stack([xs, ys])
+        finite = self.xy[np.isfinite(self.xy).all(axis=1)]
+        if len(finite):
+            (x0, y0), (x1, y1) = finite.min(axis=0), finite.max(axis=0)
+            self._bounds = QRectF(x0, y0, x1 - x0, y1 - y0)
+        else:
+            self._bounds = QRectF()
+        self.update()
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name
+        return self._bounds
+
+    def paint(self, p: QPainter, *args: object) -> None:
+        if len(self.xy) < 3:
+            return
+        t = p.transform()
+        x, y = self.xy[:, 0], self.xy[:, 1]
+        dev_x = t.m11() * x + t.m21() * y + t.dx()
+        dev_y = t.m12() * x + t.m22() * y + t.dy()
+        p.save()
+        p.resetTransform()
+        p.setPen(Qt.PenStyle.NoPen)
+        p.setBrush(self.brush)
+        p.drawPolygon(pg.functions.arrayToQPolygonF(dev_x, dev_y))
         p.restore()

@@ -28,12 +28,9 @@ from advisor.core.fmt import num
 from advisor.core.recommend import recommend
 from advisor.core.result import Result
 from advisor.core.scenario import Scenario
+from advisor.errors import CliError
 from advisor.measure.entry import apply_measured
 from advisor.paths import user_catalog_dir
-
-
-class CliError(Exception):
-    """A one-line message for the user; exit code 2."""
 
 
 @dataclass(frozen=True)

@@ -26,20 +26,11 @@ from advisor.catalog.schema import ModelEntry, QuantEntry
 from advisor.catalog.search import search
 from advisor.catalog.user_store import UserStoreError, save_entry, saved_ids
 from advisor.core.fmt import num
+from advisor.errors import CliError
 from advisor.paths import user_catalog_dir
 
 Imported = ImportedModel | ImportedConfig
 
-
-def _error(message: str) -> Exception:
-    # Under `python -m advisor.cli` the running module is __main__, and a fresh `import advisor.cli` would
-    # make a second CliError class that its main() does not catch: use the running module's class then.
-    main = sys.modules.get("__main__")
-    spec = getattr(main, "__spec__", None)
-    if spec is not None and spec.name == "advisor.cli" and hasattr(main, "CliError"):
-        return main.CliError(message)  # type: ignore[no-any-return]
-    from advisor.cli import CliError
-    return CliError(message)
 
 
 # --- listing ----------------------------------------------------------------------------------------
@@ -131,7 +122,7 @@ def _gguf_in(folder: Path) -> Path | None:
     files = sorted(folder.glob("*.gguf"))
     firsts = [f for f in files if "-of-" not in f.name or "-00001-of-" in f.name]
     if len(firsts) > 1:
-        raise _error(f"{folder}: holds {len(firsts)} GGUF models; name one file")
+        raise CliError(f"{folder}: holds {len(firsts)} GGUF models; name one file")
     return firsts[0] if firsts else None
 
 
@@ -143,23 +134,23 @@ def load_model_file(path: Path, index: Path | None = None) -> Imported:
                 return import_hf_config(path / "config.json", index)
             found = _gguf_in(path)
             if found is None:
-                raise _error(f"{path}: no config.json or .gguf file in this folder")
+                raise CliError(f"{path}: no config.json or .gguf file in this folder")
             return import_gguf(found)
         if not path.exists():
-            raise _error(f"{path}: no such file or folder")
+            raise CliError(f"{path}: no such file or folder")
         with path.open("rb") as f:
             magic = f.read(4)
         if magic == b"GGUF" or path.suffix.lower() == ".gguf":
             return import_gguf(path)
         if path.name == INDEX_NAME:
-            raise _error(f"{path}: this is the safetensors index; give the config.json beside it")
+            raise CliError(f"{path}: this is the safetensors index; give the config.json beside it")
         if path.suffix.lower() == ".json":
             return import_hf_config(path, index)
-        raise _error(f"{path}: neither a GGUF file nor a Hugging Face config.json")
+        raise CliError(f"{path}: neither a GGUF file nor a Hugging Face config.json")
     except (GGUFError, HFImportError) as err:
-        raise _error(str(err)) from None
+        raise CliError(str(err)) from None
     except OSError as err:
-        raise _error(f"{path}: cannot read: {err.strerror or err}") from None
+        raise CliError(f"{path}: cannot read: {err.strerror or err}") from None
 
 
 def suggest_quant(catalog: Catalog, model: ImportedModel) -> QuantEntry | None:
@@ -235,7 +226,7 @@ def _with_id(entry: ModelEntry, new_id: str) -> ModelEntry:
     try:
         return ModelEntry.model_validate({**entry.model_dump(), "id": new_id})
     except ValidationError as err:
-        raise _error(f"--id: '{new_id}' is not a valid id (lower-case letters, digits, '.', '_', '-'; "
+        raise CliError(f"--id: '{new_id}' is not a valid id (lower-case letters, digits, '.', '_', '-'; "
                      f"{err.errors()[0]['msg']})") from None
 
 
@@ -247,7 +238,7 @@ def cmd_add(args: argparse.Namespace, catalog: Catalog) -> int:
     try:
         path = save_entry("models", entry, user_dir)
     except UserStoreError as err:
-        raise _error(str(err)) from None
+        raise CliError(str(err)) from None
     print(f"Saved model '{entry.id}' ({entry.name}, {num(entry.total_params_b)} B params) to {path}")
     if existed:
         print(f"  replaced your earlier entry '{entry.id}'")

@@ -18,12 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from advisor.catalog.loader import Catalog
-
-
-def _cli_error(message: str) -> Exception:
-    from advisor.cli import CliError
-
-    return CliError(message)
+from advisor.errors import CliError
 
 
 def add_commands(sub: Any) -> None:
@@ -60,9 +55,9 @@ def _read_bench(path: str) -> str:
     try:
         return Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise _cli_error(f"--bench: {path} not found") from None
+        raise CliError(f"--bench: {path} not found") from None
     except (OSError, UnicodeDecodeError) as err:
-        raise _cli_error(f"--bench: cannot read {path}: {err}") from None
+        raise CliError(f"--bench: cannot read {path}: {err}") from None
 
 
 def _eta_json(f: Any) -> dict[str, Any] | None:
@@ -89,7 +84,7 @@ def cmd_fit(args: argparse.Namespace, catalog: Catalog) -> int:
         rows = parse_llama_bench(text)
         fit = fit_eta(scenario, rows)
     except (BenchError, FitError) as err:
-        raise _cli_error(f"{args.bench}: {err}") from None
+        raise CliError(f"{args.bench}: {err}") from None
     change = prediction_change(scenario, fit)
     saved = _save(args, catalog, scenario, fit) if args.save else None
     if args.json:
@@ -137,7 +132,7 @@ def _save(args: argparse.Namespace, catalog: Catalog, scenario: Any, fit: Any) -
     try:
         path = save_entry("hardware", entry, user_catalog_dir())
     except (UserStoreError, OSError) as err:
-        raise _cli_error(f"--save: {err}") from None
+        raise CliError(f"--save: {err}") from None
     return {"id": entry.id, "path": str(path)}
 
 
@@ -150,9 +145,9 @@ def cmd_bandwidth(args: argparse.Namespace, catalog: Catalog) -> int:
     try:
         result = measure_bandwidth(args.seconds, size)
     except BandwidthError as err:
-        raise _cli_error(f"measure bandwidth: {err}") from None
+        raise CliError(f"measure bandwidth: {err}") from None
     except MemoryError:
-        raise _cli_error("measure bandwidth: not enough memory for the arrays; try a smaller --size-mb") from None
+        raise CliError("measure bandwidth: not enough memory for the arrays; try a smaller --size-mb") from None
     if args.json:
         print(json.dumps({"gbps": result.gbps, "copy_gbps": result.copy_gbps, "read_gbps": result.read_gbps,
                           "passes": result.passes, "seconds": result.seconds, "size_bytes": result.size_bytes}))

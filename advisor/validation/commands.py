@@ -7,20 +7,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 from advisor.catalog.loader import Catalog
-
-
-def _error(message: str) -> Exception:
-    main = sys.modules.get("__main__")
-    spec = getattr(main, "__spec__", None)
-    if spec is not None and spec.name == "advisor.cli" and hasattr(main, "CliError"):
-        return main.CliError(message)  # type: ignore[no-any-return]
-    from advisor.cli import CliError
-    return CliError(message)
+from advisor.errors import CliError
 
 
 def cmd_validate(args: argparse.Namespace, catalog: Catalog) -> int:
@@ -31,11 +22,11 @@ def cmd_validate(args: argparse.Namespace, catalog: Catalog) -> int:
     data_path = Path(args.data) if args.data else MEASUREMENTS_CSV
     specs_path = Path(args.specs) if args.specs else HARDWARE_SPECS_CSV
     if not data_path.exists():
-        raise _error(f"validate: {data_path} not found (the measurements ship with the source tree)")
+        raise CliError(f"validate: {data_path} not found (the measurements ship with the source tree)")
     try:
         data = load_dataset(catalog, data_path, specs_path)
     except (OSError, UnicodeDecodeError) as err:
-        raise _error(f"validate: cannot read {data_path}: {err}") from None
+        raise CliError(f"validate: cannot read {data_path}: {err}") from None
     calibration = None
     if args.refit:
         calibration = fit(data.cases).calibration

@@ -132,7 +132,10 @@ def main(argv: list[str] | None = None) -> int:
     if problems:
         QMessageBox.warning(window, "Some files could not be read", "\n".join(problems[:20]))
     code = app.exec()
-    save_settings(getattr(window, "closed_settings", window.settings))
+    try:
+        save_settings(getattr(window, "closed_settings", window.settings))
+    except OSError as err:  # an unwritable config folder must not turn a normal quit into a traceback
+        print(f"llm-speed-advisor: could not save settings: {err}", file=sys.stderr)
     return code
 
 

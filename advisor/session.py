@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from pydantic import Field, ValidationError
+from pydantic import Field
 
-from advisor.atomic import write_atomic
 from advisor.core.base import Frozen
 from advisor.core.scenario import Scenario
+from advisor.json_files import read_json, validate, write_model
 
 SCHEMA_VERSION = 1
 
@@ -27,19 +26,8 @@ class SessionFileError(Exception):
 
 
 def save_session(session: Session, path: Path) -> None:
-    write_atomic(path, session.model_dump_json(indent=2))
+    write_model(path, session, SessionFileError)
 
 
 def load_session(path: Path) -> Session:
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as err:
-        raise SessionFileError(f"{path}: cannot read: {err}") from None
-    except json.JSONDecodeError as err:
-        raise SessionFileError(f"{path}: not valid JSON (line {err.lineno}, column {err.colno})") from None
-    try:
-        return Session.model_validate(raw)
-    except ValidationError as err:
-        first = err.errors()[0]
-        loc = ".".join(str(p) for p in first["loc"]) or "file"
-        raise SessionFileError(f"{path}: field '{loc}': {first['msg']}") from None
+    return validate(path, read_json(path, SessionFileError), Session, SessionFileError)

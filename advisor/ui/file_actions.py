@@ -1,5 +1,5 @@
-"""Save / Save as for a window that keeps one document file (the main window's scenario, the
-compare window's comparison). The window supplies `save_to(path)` and the dialog wording."""
+"""Open / Save / Save as for a window that keeps one document file (the main window's scenario, the
+compare window's comparison). The window supplies `open_file(path)`, `save_to(path)` and the wording."""
 
 from __future__ import annotations
 
@@ -10,12 +10,22 @@ from PySide6.QtWidgets import QFileDialog, QWidget
 
 class SavesToFile:
     current_file: Path | None = None
+    open_title = "Open"
     save_title = "Save"
     default_name = "untitled.json"
     file_filter = "JSON (*.json)"
 
+    def open_file(self, path: Path) -> bool:  # pragma: no cover - each window implements it
+        raise NotImplementedError
+
     def save_to(self, path: Path) -> bool:  # pragma: no cover - each window implements it
         raise NotImplementedError
+
+    def open_dialog(self) -> None:
+        assert isinstance(self, QWidget)
+        path, _ = QFileDialog.getOpenFileName(self, self.open_title, "", self.file_filter)
+        if path:
+            self.open_file(Path(path))
 
     def save(self) -> None:
         if self.current_file is None:

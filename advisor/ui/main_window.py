@@ -62,6 +62,7 @@ def _scroll(widget: QWidget) -> QScrollArea:
 
 
 class MainWindow(SavesToFile, QMainWindow):
+    open_title = "Open scenario"
     save_title, default_name, file_filter = "Save scenario", "scenario.json", SCENARIO_FILTER
 
     def __init__(self, store: Store, settings: Settings | None = None,
@@ -204,11 +205,6 @@ class MainWindow(SavesToFile, QMainWindow):
         self.status.setText(f"{name} · {speed} · {r.total_gb:.1f} of {r.fast_capacity_gb:.1f} GB")
 
     # --- files ----------------------------------------------------------------------------
-    def open_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open scenario", "", SCENARIO_FILTER)
-        if path:
-            self.open_file(Path(path))
-
     def open_file(self, path: Path) -> bool:
         try:
             session = load_session(path)
@@ -224,8 +220,8 @@ class MainWindow(SavesToFile, QMainWindow):
     def save_to(self, path: Path) -> bool:
         try:
             save_session(self.store.session, path)
-        except OSError as err:
-            self.error("Cannot save scenario", f"{path}: {err.strerror or err}")
+        except SessionFileError as err:
+            self.error("Cannot save scenario", str(err))
             return False
         self.current_file = path
         self._remember(path)

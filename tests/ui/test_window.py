@@ -214,3 +214,11 @@ def test_backend_choice_changes_the_estimate(qtbot, window: MainWindow) -> None:
     window.store.undo()
     assert window.store.session.scenario.workload.backend is None
     assert panel.backend.currentIndex() == 0
+
+
+def test_save_to_unwritable_path_says_so(tmp_path: Path, window: MainWindow) -> None:
+    (tmp_path / "f").write_text("x")
+    for bad in (tmp_path / "f" / "s.json", tmp_path / "bad\0name.json"):
+        assert not window.save_to(bad)
+        assert "cannot write" in window.statusBar().currentMessage()
+    assert window.current_file is None

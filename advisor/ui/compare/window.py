@@ -74,6 +74,7 @@ def setup_from_session(catalog: Catalog, session: Session) -> CompareSetup:
 
 
 class CompareWindow(SavesToFile, QMainWindow):
+    open_title = "Open comparison"
     save_title, default_name, file_filter = "Save comparison", "comparison.json", COMPARE_FILTER
 
     def __init__(self, catalog: Catalog, setup: CompareSetup, parent: QWidget | None = None) -> None:
@@ -272,11 +273,6 @@ class CompareWindow(SavesToFile, QMainWindow):
         self.setWindowTitle(f"Compare machines ({name}) — LLM speed advisor")
 
     # --- files ----------------------------------------------------------------------------------
-    def open_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open comparison", "", COMPARE_FILTER)
-        if path:
-            self.open_file(Path(path))
-
     def open_file(self, path: Path) -> bool:
         try:
             setup = load_setup(path)

@@ -6,12 +6,14 @@ from html import escape
 
 from PySide6.QtCore import QRectF, QSize, Qt, QTimer
 from PySide6.QtGui import QColor, QPainter, QPaintEvent
-from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QSizePolicy, QTextBrowser, QVBoxLayout, QWidget
 
 from advisor.core.fmt import num
 from advisor.core.result import Result
 from advisor.ui import theme
+from advisor.ui.number_grid import NumberGrid
 from advisor.ui.store import Snapshot, Store
+from advisor.ui.text_strip import TextStrip
 
 STEPS_DELAY_MS = 80
 
@@ -67,36 +69,19 @@ class MemoryBar(QWidget):
 class NumbersPanel(QWidget):
     def __init__(self, store: Store, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.values: dict[str, QLabel] = {}
-        grid = QGridLayout()
-        rows = (("decode", "Decode", "Realistic tok/s for each stream (η band in brackets)"),
-                ("ceiling", "Ceiling", "Bandwidth ÷ bytes read per token: no engine beats this without speculation"),
-                ("aggregate", "Aggregate", "tok/s across all concurrent streams"),
-                ("prefill", "Prefill", "Prompt tokens per second (compute-bound)"),
-                ("ttft", "Time to first token", "Prompt ÷ prefill rate"),
-                ("itl", "Inter-token", "1000 ÷ decode: the gap between tokens on screen"),
-                ("response", "Response", "TTFT + output ÷ decode"),
-                ("rph", "Requests/hour", "streams × 3600 ÷ response time"),
-                ("memory", "Memory", "Weights + KV + overhead against fast memory"))
-        for r, (key, title, tip) in enumerate(rows):
-            name = QLabel(title)
-            name.setToolTip(tip)
-            value = QLabel()
-            value.setTextFormat(Qt.TextFormat.PlainText)  # plain text lays out several times faster
-            value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-            # Ignore the text's width: a new number must not ripple a re-layout through the dock.
-            value.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-            value.setToolTip(tip)
-            if key == "decode":
-                bold = value.font()
-                bold.setBold(True)
-                value.setFont(bold)
-            grid.addWidget(name, r, 0)
-            grid.addWidget(value, r, 1)
-            self.values[key] = value
+        self.grid = NumberGrid([
+            ("decode", "Decode", "Realistic tok/s for each stream (η band in brackets)"),
+            ("ceiling", "Ceiling", "Bandwidth ÷ bytes read per token: no engine beats this without speculation"),
+            ("aggregate", "Aggregate", "tok/s across all concurrent streams"),
+            ("prefill", "Prefill", "Prompt tokens per second (compute-bound)"),
+            ("ttft", "Time to first token", "Prompt ÷ prefill rate"),
+            ("itl", "Inter-token", "1000 ÷ decode: the gap between tokens on screen"),
+            ("response", "Response", "TTFT + output ÷ decode"),
+            ("rph", "Requests/hour", "streams × 3600 ÷ response time"),
+            ("memory", "Memory", "Weights + KV + overhead against fast memory"),
+        ], bold=("decode",))
         self.bar = MemoryBar()
-        self.verdict = QLabel()
-        self.verdict.setWordWrap(True)
+        self.verdict = TextStrip(lines=2)
         # A text browser, not a word-wrapped label: new text re-lays out only itself, not the dock.
         self.steps = QTextBrowser()
         self.steps.setFrameShape(QTextBrowser.Shape.NoFrame)
@@ -104,7 +89,7 @@ class NumbersPanel(QWidget):
         self.steps.setMinimumHeight(160)
         lay = QVBoxLayout(self)
         lay.addWidget(self.verdict)
-        lay.addLayout(grid)
+        lay.addWidget(self.grid)
         lay.addWidget(self.bar)
         lay.addWidget(QLabel("<b>How it is worked out</b>"))
         lay.addWidget(self.steps, 1)
@@ -122,7 +107,6 @@ class NumbersPanel(QWidget):
     def show_snapshot(self, snap: Snapshot) -> None:
         r = snap.result
         w = snap.session.scenario.workload
-        v = self.values
 
         def tok(x: float | None) -> str:
             return f"{num(x)} tok/s" if x is not None else "—"
@@ -136,22 +120,20 @@ class NumbersPanel(QWidget):
             where = "fits in fast memory" if r.fits else f"{r.offloaded_fraction:.0%} offloaded: on the cliff"
             self.verdict.setText(f"<span style='font-size:16pt; color:{color}'><b>{num(r.decode_tok_s)} tok/s</b>"
                                  f"</span> &nbsp; {feel} · {where}")
-        v["decode"].setText(f"{tok(r.decode_tok_s)} ({num(r.decode_low_tok_s)}–{num(r.decode_high_tok_s)})"
-                            if r.runs else "does not run")
-        v["ceiling"].setText(tok(r.decode_ceiling_tok_s) + (" — beaten by speculation" if r.exceeds_ceiling else ""))
-        v["aggregate"].setText(f"{tok(r.aggregate_tok_s)} over {w.streams} stream{'s' if w.streams > 1 else ''}")
-        v["prefill"].setText(tok(r.prefill_tok_s) + (" (measured)" if w.prefill_rate else ""))
-        v["ttft"].setText(f"{num(r.ttft_s)} s for {w.prompt_tokens:,} tokens" if r.ttft_s is not None else "—")
-        v["itl"].setText(f"{num(r.inter_token_ms)} ms" if r.inter_token_ms is not None else "—")
-        v["response"].setText(f"{num(r.response_s)} s for {w.output_tokens:,} tokens"
-                              if r.response_s is not None else "—")
-        v["rph"].setText(num(r.requests_per_hour, 4) if r.requests_per_hour is not None else "—")
+        g = self.grid
+        g.set_value("decode", f"{tok(r.decode_tok_s)} ({num(r.decode_low_tok_s)}–{num(r.decode_high_tok_s)})"
+                    if r.runs else "does not run")
+        g.set_value("ceiling", tok(r.decode_ceiling_tok_s) + (" — beaten by speculation" if r.exceeds_ceiling else ""))
+        g.set_value("aggregate", f"{tok(r.aggregate_tok_s)} over {w.streams} stream{'s' if w.streams > 1 else ''}")
+        g.set_value("prefill", tok(r.prefill_tok_s) + (" (measured)" if w.prefill_rate else ""))
+        g.set_value("ttft", f"{num(r.ttft_s)} s for {w.prompt_tokens:,} tokens" if r.ttft_s is not None else "—")
+        g.set_value("itl", f"{num(r.inter_token_ms)} ms" if r.inter_token_ms is not None else "—")
+        g.set_value("response", f"{num(r.response_s)} s for {w.output_tokens:,} tokens"
+                    if r.response_s is not None else "—")
+        g.set_value("rph", num(r.requests_per_hour, 4) if r.requests_per_hour is not None else "—")
         over = r.total_gb - r.fast_capacity_gb
-        v["memory"].setText(f"{num(r.total_gb)} GB of {num(r.fast_capacity_gb)} GB"
-                            + (f" — {num(over)} GB over" if over > 0 else ""))
-        style = f"color: {theme.CLIFF}" if over > 0 else ""
-        if v["memory"].styleSheet() != style:  # restyling re-polishes the widget: only on a change
-            v["memory"].setStyleSheet(style)
+        g.set_value("memory", f"{num(r.total_gb)} GB of {num(r.fast_capacity_gb)} GB"
+                    + (f" — {num(over)} GB over" if over > 0 else ""), QColor(theme.CLIFF) if over > 0 else None)
         self.bar.set_result(r)
         lines = [f"<b>{escape(s.label)}</b>: {escape(s.text)}" for s in r.steps]
         lines += [f"<i>{escape(n)}</i>" for n in r.notes]

@@ -8,9 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QImage
+from PySide6.QtGui import QGuiApplication, QImage
 
 from advisor.core.curves import curve
+from advisor.core.fmt import num
 from advisor.session import load_session
 from advisor.ui.main_window import MainWindow
 from advisor.ui.store import UI_CURVE_POINTS
@@ -96,6 +97,24 @@ def test_apply_recommendation_updates_every_panel(qtbot, window: MainWindow) -> 
     selected = window.quant_panel.table.selectedItems()
     assert selected and selected[0].text() == rec.pick.quant_name
     assert_plots_match_core(window)
+
+
+def test_numbers_panel_shows_the_result_and_copies_it(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    grid = window.numbers_panel.grid
+    window.workload_panel.slider.setValue(window.workload_panel.slider.maximum() // 2)
+    r = window.store.snapshot.result
+    assert r.decode_tok_s is not None
+    assert grid.value("decode").startswith(f"{num(r.decode_tok_s)} tok/s ({num(r.decode_low_tok_s)}–")
+    assert grid.value("ceiling") == f"{num(r.decode_ceiling_tok_s)} tok/s"
+    assert grid.value("memory") == f"{num(r.total_gb)} GB of {num(r.fast_capacity_gb)} GB"
+    assert grid.rows[-1].color is None
+    window.numbers_panel.grid.copy()
+    assert QGuiApplication.clipboard().text().splitlines()[0] == f"Decode: {grid.value('decode')}"
+    # Over capacity: the memory row says by how much, in the cliff colour.
+    window.store.update("hardware", memory_gb=4)
+    r = window.store.snapshot.result
+    assert grid.value("memory").endswith(f"— {num(r.total_gb - r.fast_capacity_gb)} GB over")
+    assert grid.rows[-1].color is not None and grid.rows[-1].color.name().upper() == "#D55E00"
 
 
 def _not_blank(path: Path, w: int, h: int) -> None:

@@ -41,9 +41,9 @@ from advisor.ui.compare.plots import ComparePlot
 from advisor.ui.compare.slide import fill_table, legend_text, save_csv, save_slide, show_plot
 from advisor.ui.compare.state import CompareSnapshot, CompareStore
 from advisor.ui.compare.tabs import BudgetTab, TakeTab
-from advisor.ui.compare.text_strip import TextStrip
 from advisor.ui.fields import read_value, show_value, spin_for
 from advisor.ui.file_actions import SavesToFile
+from advisor.ui.text_strip import TextStrip
 
 # Figures that come from a catalog entry: if the main window's machine differs in one, it is "edited".
 ENTRY_FIELDS = ("memory_gb", "bandwidth_gbps", "fp16_tflops", "gpu_memory_fraction", "host_link_gbps")

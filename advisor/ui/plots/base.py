@@ -18,6 +18,7 @@ from advisor.core.feel import FEELS, Feel
 from advisor.ui import theme
 from advisor.ui.plots.axes import LogAxis
 from advisor.ui.plots.labels import Label, Labels
+from advisor.ui.plots.log_curve import LogCurve
 from advisor.ui.plots.spans import Band, Dot, Grid, Spans
 
 Y_MIN, Y_MAX = 0.5, 5000.0
@@ -89,12 +90,12 @@ class TokPlot(pg.PlotWidget):
         self.band = Band(theme.BAND_BRUSH)
         self.band.setZValue(-10)
         item.addItem(self.band, ignoreBounds=True)
-        # Curves are plain curve items fed log10 data: PlotDataItem's bookkeeping costs more per
-        # edit than drawing the line does.
+        # Curves are lean items fed log10 data (see log_curve): pyqtgraph's curve items cost more per
+        # repaint than drawing the line does.
         self.ceiling = LogCurve(pg.mkPen(theme.CEILING, width=2, style=Qt.PenStyle.DashLine))
         self.line = LogCurve(pg.mkPen(theme.REALISTIC, width=3))
         for curve, name in ((self.ceiling, "ceiling (η = 1)"), (self.line, "realistic")):
-            item.addItem(curve)
+            item.addItem(curve, ignoreBounds=True)
             self.legend.addItem(curve, name)
         # A legend swatch for the band (the fill item itself has no legend sample).
         self.band_swatch = pg.PlotDataItem([], [], pen=pg.mkPen(None), fillLevel=0, fillBrush=theme.BAND_BRUSH)
@@ -271,19 +272,6 @@ class TokPlot(pg.PlotWidget):
         self.readout.setAnchor((1, 0) if x_log > (x0 + x1) / 2 else (0, 0))
         self.readout.setPos(x_log, y1 - 0.02 * (y1 - y0))
         self.readout.show()
-
-
-class LogCurve(pg.PlotCurveItem):
-    """A curve on log–log axes: keeps the data as given (for readouts and tests), draws its log10."""
-
-    def __init__(self, pen: object) -> None:
-        super().__init__(pen=pen, connect="finite")
-        self.data_xy: tuple[NDArray[np.float64], NDArray[np.float64]] = (np.zeros(0), np.zeros(0))
-
-    def set_xy(self, x: NDArray[np.float64], y: NDArray[np.float64]) -> None:
-        self.data_xy = (x, y)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            self.setData(np.log10(x), np.log10(y))
 
 
 def band_outline(x: NDArray[np.float64], low: NDArray[np.float64],

@@ -7,8 +7,9 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
 from advisor.ui import theme
-from advisor.ui.plots.base import LogCurve, TokPlot, finite_or_nan, log10
+from advisor.ui.plots.base import TokPlot, finite_or_nan, log10
 from advisor.ui.plots.labels import Label, Labels
+from advisor.ui.plots.log_curve import LogCurve
 from advisor.ui.store import Snapshot
 
 
@@ -21,7 +22,7 @@ class BatchPlot(TokPlot):
         item = self.getPlotItem()
         item.setLabel("left", "tok/s (per stream, and aggregate)")
         self.aggregate = LogCurve(pg.mkPen(theme.AGGREGATE, width=3))
-        item.addItem(self.aggregate)
+        item.addItem(self.aggregate, ignoreBounds=True)
         self.legend.addItem(self.aggregate, "aggregate")
         self.crossover = pg.InfiniteLine(angle=90, movable=False,
                                          pen=pg.mkPen(theme.AGGREGATE, width=2, style=Qt.PenStyle.DotLine))

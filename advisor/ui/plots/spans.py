@@ -86,6 +86,7 @@ class Dot(pg.GraphicsObject):
         self.brush = brush
         self.radius = radius_px
         self.at: tuple[float, float] | None = None
+        self._half: tuple[float, float] | None = None
 
     def set_point(self, at: tuple[float, float] | None) -> None:
         if at != self.at:
@@ -96,16 +97,18 @@ class Dot(pg.GraphicsObject):
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name
         if self.at is None:
             return QRectF()
-        px = self.pixelVectors()
-        if px is None or px[0] is None:
-            return QRectF()
-        # A pixel-sized rectangle around the point, in view units.
-        w = abs(px[0].x()) * (self.radius + 2)
-        h = abs(px[1].y()) * (self.radius + 2)
+        if self._half is None:  # the dot's half size in view units: once per view change
+            px = self.pixelVectors()
+            if px is None or px[0] is None:
+                return QRectF()
+            self._half = (abs(px[0].x()) * (self.radius + 2), abs(px[1].y()) * (self.radius + 2))
+        w, h = self._half
         return QRectF(self.at[0] - w, self.at[1] - h, 2 * w, 2 * h)
 
     def viewTransformChanged(self) -> None:  # noqa: N802 - pyqtgraph's name
+        super().viewTransformChanged()
         self.prepareGeometryChange()
+        self._half = None
 
     def paint(self, p: QPainter, *args: object) -> None:
         if self.at is None:

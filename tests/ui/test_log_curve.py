@@ -1,0 +1,27 @@
+"""The lean curve item: gaps where the model does not run, bounds from the data."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+import pytest
+
+from advisor.ui.plots.log_curve import LogCurve, finite_runs
+
+
+def test_finite_runs_split_at_gaps() -> None:
+    ok = np.array([True, True, False, True, True, True, False, False, True])
+    assert finite_runs(ok) == [(0, 2), (3, 6), (8, 9)]
+    assert finite_runs(np.zeros(3, dtype=bool)) == []
+
+
+def test_curve_keeps_data_draws_log_and_skips_lone_points(qtbot) -> None:  # type: ignore[no-untyped-def]
+    curve = LogCurve(pg.mkPen("k", width=3))
+    x = np.array([1.0, 10.0, 100.0, 1000.0, 10000.0])
+    y = np.array([5.0, 50.0, np.nan, 20.0, 0.0])  # 0 is "does not run": no log, a gap
+    curve.set_xy(x, y)
+    assert curve.data_xy[0] is x and curve.data_xy[1] is y
+    assert curve._runs == [(0, 2)]  # the lone point at 1000 draws nothing
+    rect = curve._data_rect
+    assert (rect.left(), rect.right()) == pytest.approx((0.0, 3.0))
+    assert (rect.top(), rect.bottom()) == pytest.approx((np.log10(5), np.log10(50)))

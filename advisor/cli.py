@@ -70,6 +70,8 @@ FLAGS: tuple[Flag, ...] = (
     Flag("--compute-efficiency", "workload", "compute_efficiency", float, "η for prefill compute"),
     Flag("--engine", "workload", "engine", str, "llama.cpp, vllm or mlx"),
     Flag("--backend", "workload", "backend", str, "llama.cpp backend: cuda, rocm, vulkan, metal, sycl or cpu"),
+    Flag("--flash-attention", "workload", "flash_attention", str,
+         "llama.cpp flash attention: on (default) or off (slower decode at long context)"),
     Flag("--gpu-layers", "workload", "gpu_layers", int, "force N layers on the GPU (llama.cpp -ngl)"),
     Flag("--offload", "workload", "offload", str, "what leaves fast memory first: layers or experts"),
     Flag("--n-cpu-moe", "workload", "cpu_moe_layers", int,
@@ -207,6 +209,8 @@ def llama_bench_command(s: Scenario, r: Result) -> str:
         extra += f" -ncmoe {w.cpu_moe_layers}"
     if w.kv_cache.value in ("q8_0", "q4_0"):
         extra += f" -ctk {w.kv_cache.value} -ctv {w.kv_cache.value} -fa 1"
+    elif not w.flash_attention:
+        extra += " -fa 0"
     model = _gguf_placeholder(s)
     if w.streams > 1:
         ctx = w.streams * (w.context + w.prompt_tokens + w.output_tokens) + 256

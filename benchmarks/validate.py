@@ -53,6 +53,7 @@ def fitted_block(cal: Calibration, notes: tuple[str, ...]) -> str:
             f"        fitted=True, rows={t.rows}),",
         ]
     lines += ["}", f"FITTED_HOST_ETA = {_num(cal.host_eta)}", f"FITTED_EXPERT_SPREAD = {_num(cal.expert_spread)}",
+              f"FITTED_UNFUSED_ATTN_ETA = {_num(cal.unfused_attn_eta)}",
               "FITTED_BACKENDS: dict[Backend, BackendTerms] = {"]
     for b, bt in sorted(cal.backends.items()):
         lines.append(f"    Backend.{b.name}: BackendTerms(decode={_num(bt.decode)}, prefill={_num(bt.prefill)}, "

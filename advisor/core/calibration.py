@@ -7,8 +7,8 @@ term is a plain number with a physical reading:
 
 Decode, one step (B streams):
 
-    t_step = max( W ÷ (BW·η) + κ·KV ÷ (BW·η) + H ÷ (BW_host·η_host) + N_q·d ÷ F + (B−1)·t_s ,
-                  B·FLOP ÷ (F·η_c) ) + t₀
+    t_step = max( W ÷ (BW·η) + κ·KV ÷ (BW·η) + H ÷ (BW_host·η_host) + N_q·d ÷ F + (B−1)·t_s
+                  [+ B·A ÷ (F·η_a) without flash attention] ,  B·FLOP ÷ (F·η_c) ) + t₀
 
 - η (`eta`): share of datasheet bandwidth realized while streaming weights W from fast memory.
 - t₀ (`token_ms`): fixed time per step — kernel launches, synchronization, sampling. It is why a
@@ -22,6 +22,12 @@ Decode, one step (B streams):
 - t_s (`stream_ms`): each stream beyond the first adds this much per-sequence work (sampling,
   bookkeeping, small kernels) to the step, so per-stream speed sags as the batch grows even before
   the step turns compute-bound (at the prefill η_c); 0 where no batched measurements exist.
+- η_a (`unfused_attn_eta`, one value for all groups): llama.cpp with flash attention off runs
+  attention as separate kernels per *query* head; each step then also pays its attention FLOP A
+  (4 × heads × head dim × layers × context per token) at this small share of the FP16 peak F. It is
+  why 2024 builds (FA off) slowed with context 2–17 times faster than their KV bytes say, twice as
+  fast per KV byte for Llama 3 70B (8 query heads per KV head) as for 8B (4). The workload's
+  `flash_attention` (default on, as in current llama.cpp) switches it; MLX and vLLM always fuse.
 - η_host (HOST_ETA): share of host-RAM bandwidth realized for offloaded weights (read by the CPU).
 - γ (EXPERT_SPREAD): with B streams an MoE step reads the experts of B^γ independent tokens; γ < 1
   because tokens in one batch favour the same experts.
@@ -175,6 +181,7 @@ class Calibration:
     name: str = "fitted"
     notes: tuple[str, ...] = field(default_factory=tuple)
     backends: dict[Backend, BackendTerms] = field(default_factory=dict)  # absent: 1.0
+    unfused_attn_eta: float = 0.0  # η_a: attention without flash attention (llama.cpp); 0: not modelled
 
     def get(self, kind: HardwareClass, engine: Engine) -> ClassTerms:
         return self.terms[(kind, engine)]
@@ -216,29 +223,30 @@ FLAT = Calibration(
 # --- FITTED: begin (written by benchmarks/validate.py --write; edit there, not here) ---------------
 FITTED_TERMS: dict[tuple[HardwareClass, Engine], ClassTerms] = {
     (D, L): ClassTerms(
-        DecodeTerms(eta=0.89, token_ms=1.68, kv_factor=0.831,
-                    dequant_flop=8.24, stream_ms=0.0,
-                    band=(0.864, 1.126)),
+        DecodeTerms(eta=0.9, token_ms=1.61, kv_factor=0.662,
+                    dequant_flop=7.29, stream_ms=0.0,
+                    band=(0.878, 1.12)),
         PrefillTerms(eta=0.876, quant_factor=0.815, attn_factor=0.303, moe_factor=0.421),
         fitted=True, rows=79),
     (U, L): ClassTerms(
-        DecodeTerms(eta=0.867, token_ms=3.91, kv_factor=1.21,
-                    dequant_flop=4.07, stream_ms=0.505,
-                    band=(0.797, 1.135)),
+        DecodeTerms(eta=0.86, token_ms=3.56, kv_factor=1.16,
+                    dequant_flop=3.56, stream_ms=0.544,
+                    band=(0.868, 1.134)),
         PrefillTerms(eta=0.422, quant_factor=0.8, attn_factor=0.811, moe_factor=0.421),
         fitted=True, rows=90),
     (U, X): ClassTerms(
-        DecodeTerms(eta=0.991, token_ms=0.102, kv_factor=1.21,
-                    dequant_flop=4.07, stream_ms=0.505,
-                    band=(0.808, 1.125)),
+        DecodeTerms(eta=0.982, token_ms=0.147, kv_factor=1.16,
+                    dequant_flop=3.56, stream_ms=0.544,
+                    band=(0.874, 1.13)),
         PrefillTerms(eta=0.55, quant_factor=1.0, attn_factor=1.0, moe_factor=1.0),
         fitted=True, rows=10),
 }
 FITTED_HOST_ETA = 0.6
-FITTED_EXPERT_SPREAD = 0.727
+FITTED_EXPERT_SPREAD = 0.725
+FITTED_UNFUSED_ATTN_ETA = 0.0158
 FITTED_BACKENDS: dict[Backend, BackendTerms] = {
-    Backend.METAL: BackendTerms(decode=0.946, prefill=1.72, rows=66),
-    Backend.ROCM: BackendTerms(decode=0.974, prefill=0.879, rows=8),
+    Backend.METAL: BackendTerms(decode=1.01, prefill=1.72, rows=66),
+    Backend.ROCM: BackendTerms(decode=0.97, prefill=0.879, rows=8),
     Backend.VULKAN: BackendTerms(decode=1.03, prefill=0.783, rows=24),
 }
 FITTED_NOTES: tuple[str, ...] = (
@@ -258,6 +266,7 @@ CALIBRATION = Calibration(
     name="fitted",
     notes=FITTED_NOTES,
     backends=FITTED_BACKENDS,
+    unfused_attn_eta=FITTED_UNFUSED_ATTN_ETA,
 )
 
 

@@ -93,7 +93,13 @@ def _realistic_text(s: Scenario, inp: Inputs, out: Outputs, eta: float) -> str:
     t_streams = _f(out.t_streams)
     if t_streams > 0:
         parts.append(f"{s.workload.streams - 1} more streams × {ms(_f(inp.stream_time))} = {ms(t_streams)}")
-    mem = _f(out.t_mem) + dq + t_streams
+    t_attn = _f(out.t_attn)
+    if t_attn > 0:
+        eta_a = _f(inp.unfused_attn_eta)
+        gflop = t_attn * _f(inp.flops) * eta_a / 1e9
+        parts.append(f"attention without flash attention {num(gflop)} GFLOP ÷ ({num(hw.compute_tflops)} TFLOPS × "
+                     f"η {eta_a:.3f}) = {ms(t_attn)}")
+    mem = _f(out.t_mem) + dq + t_streams + t_attn
     compute = _f(out.t_compute)
     if compute > mem:
         body = f"compute {ms(compute)} per step (longer than memory {ms(mem)})"

@@ -117,6 +117,15 @@ def realistic_fields(scenario: Scenario, calibration: Calibration | None = None)
     )
 
 
+def unfused_attn_eta(scenario: Scenario, calibration: Calibration | None = None) -> float:
+    """η_a when attention runs unfused (llama.cpp with flash attention off), else 0 (no extra term).
+    MLX and vLLM always fuse attention; an explicit η means plain η × ceiling."""
+    w = scenario.workload
+    if w.flash_attention or w.engine is not Engine.LLAMA_CPP or w.efficiency is not None:
+        return 0.0
+    return (calibration or CALIBRATION).unfused_attn_eta
+
+
 def model_terms(model: ModelArch, kv_cache: KVPrecision) -> dict[str, float]:
     """The model's share of the roofline inputs, in parameters (times bytes per weight gives bytes)."""
     dense, experts, share = split_params(model)
@@ -178,6 +187,7 @@ def build_inputs(scenario: Scenario, calibration: Calibration | None = None, **o
         expert_spread=cal.expert_spread,
     )
     fields.update(realistic_fields(scenario, cal))
+    fields["unfused_attn_eta"] = unfused_attn_eta(scenario, cal)
     fields.update(weight_bytes(model_terms(scenario.model, w.kv_cache), scenario.quant.bytes_per_weight))
     fields.update(overrides)
     return Inputs(**fields)

@@ -61,6 +61,9 @@ class Inputs:
     kv_factor: Num = 1.0  # KV bytes in fast memory cost this many times their size
     dequant_flops: Num = 0.0  # FLOP per quantized weight read from fast memory, at the FP16 peak
     stream_time: Num = 0.0  # s added to the step for each stream beyond the first
+    # share of the FP16 peak realized by attention run as separate kernels (llama.cpp without flash
+    # attention); 0: attention is fused and costs only its KV bytes (kv_factor)
+    unfused_attn_eta: Num = 0.0
     expert_spread: Num = 1.0  # γ: B streams route like B^γ independent tokens
     prefill_quant_eta: Num = 1.0  # multiplies compute_eta for quantized weights
     prefill_attn_factor: Num = 1.0  # attention FLOP in prefill cost this many times their count
@@ -82,6 +85,7 @@ class Outputs:
     t_mem: NDArray[np.float64]  # s per step reading memory, realistic (η, KV factor, host η)
     t_dequant: NDArray[np.float64]  # s per step unpacking quantized weights
     t_streams: NDArray[np.float64]  # s per step for the streams beyond the first
+    t_attn: NDArray[np.float64]  # s per step for attention without flash attention (0 when fused)
     t_token: NDArray[np.float64]  # s fixed per step
     t_mem_ceiling: NDArray[np.float64]  # s per step at η = 1
     t_compute: NDArray[np.float64]  # s per step, realistic
@@ -206,8 +210,14 @@ def solve(inp: Inputs) -> Outputs:
     # Batched decode below the crossover is not quite free: each extra stream adds its own per-sequence
     # work (sampling, bookkeeping, small kernels) to the step.
     t_streams = np.maximum(streams - 1, 0) * _a(inp.stream_time)
+    # Attention without flash attention: scores, softmax and the weighted sum run as separate kernels
+    # per query head, at a small share of the peak, for the layers held in fast memory.
+    attn_eta = _a(inp.unfused_attn_eta)
+    t_attn = np.where(attn_eta > 0, (1 - dense_host) * streams * attention_flops(inp, inp.context)
+                      / (flops * np.where(attn_eta > 0, attn_eta, 1.0)), 0.0) * np.ones_like(t_mem)
+    t_memory = t_mem + t_dequant + t_streams + t_attn
 
-    step = np.maximum(t_mem + t_dequant + t_streams, t_compute) + t_token
+    step = np.maximum(t_memory, t_compute) + t_token
     decode_plain = 1.0 / step
     ceiling = 1.0 / np.maximum(t_mem_ceiling, t_compute_ceiling)
 
@@ -218,7 +228,7 @@ def solve(inp: Inputs) -> Outputs:
     alpha = _a(inp.acceptance)
     tokens_per_pass = np.where(draft > 0, (1 - alpha ** (k + 1)) / (1 - alpha), 1.0)
     t_draft = draft / (fast_bw * fast_eta) + t_token  # each draft step is a forward pass of its own
-    t_verify = np.maximum(t_mem + t_dequant + t_streams, t_compute * (k + 1)) + t_token
+    t_verify = np.maximum(t_memory, t_compute * (k + 1)) + t_token
     spec = tokens_per_pass / (k * t_draft + t_verify)
     decode = np.where(draft > 0, spec, decode_plain)
 
@@ -255,6 +265,7 @@ def solve(inp: Inputs) -> Outputs:
         t_mem=t_mem,
         t_dequant=t_dequant,
         t_streams=t_streams * np.ones_like(t_mem),
+        t_attn=t_attn,
         t_token=t_token,
         t_mem_ceiling=t_mem_ceiling,
         t_compute=t_compute,

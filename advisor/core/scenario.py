@@ -53,6 +53,10 @@ class Workload(Frozen):
                                     description="llama.cpp's compute backend (CUDA, ROCm, Vulkan, Metal, SYCL, CPU). "
                                                 "Empty uses the usual one for the hardware: CUDA on NVIDIA, ROCm on "
                                                 "AMD, Metal on Apple, SYCL on Intel, CPU without a GPU")
+    flash_attention: bool = Field(True, title="Flash attention",
+                                  description="llama.cpp's fused attention (-fa; on by default in current "
+                                              "builds). Off, attention runs as separate kernels per query "
+                                              "head and long contexts slow decode much more")
     offload: Literal["layers", "experts"] = Field("layers", title="Offload",
                                                   description="What leaves fast memory first when it is full: whole "
                                                               "layers, or only MoE experts (llama.cpp --n-cpu-moe)")

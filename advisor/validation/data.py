@@ -15,7 +15,9 @@ What a row needs:
 A row whose `exclude_reason` is set stays in the file but is neither fitted nor counted in the
 statistics: it becomes an `Excluded` (with its prediction when it can be made), and `validate`
 lists every one with its reason. The optional `backend` column names llama.cpp's backend as the
-source states it; an empty cell leaves the scenario's default for its hardware.
+source states it; an empty cell leaves the scenario's default for its hardware. The optional
+`flash_attn` column (0/1) says whether llama.cpp ran with flash attention; an empty cell leaves the
+scenario's default (on).
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ COLUMNS = ("hardware_id", "hardware_name", "gpus", "model_id", "model_name", "pa
            "bits_per_weight", "engine", "test", "prompt_tokens", "gen_tokens", "depth", "batch", "gpu_layers",
            "n_cpu_moe", "tok_s", "source_url", "notes")
 # Read when present (older copies of the file lack them).
-OPTIONAL_COLUMNS = ("backend", "exclude_reason")
+OPTIONAL_COLUMNS = ("backend", "exclude_reason", "flash_attn")
 BACKEND_NAMES = {b.value: b for b in Backend}
 SPEC_COLUMNS = ("hardware_name", "class", "memory_gb", "bandwidth_gbps", "fp16_tflops", "host_memory_gb",
                 "host_bandwidth_gbps", "host_link_gbps", "source", "notes")
@@ -113,6 +115,7 @@ class Measurement:
     notes: str
     backend: Backend | None = None  # as the source states it; None when it does not
     exclude_reason: str = ""  # set: kept in the file, not fitted, not in the statistics
+    flash_attn: bool | None = None  # llama.cpp's -fa as the source shows it; None when it does not say
 
     @property
     def source(self) -> str:
@@ -225,6 +228,9 @@ def _parse_row(line: int, row: Mapping[str, str]) -> Measurement:
     if tok_s is None or tok_s <= 0:
         raise _Bad("tok_s: must be a positive number")
     gpus = _opt_int(row, "gpus")
+    fa_text = (row.get("flash_attn") or "").strip()
+    if fa_text not in ("", "0", "1"):
+        raise _Bad(f"flash_attn: expected 0, 1 or empty, got {fa_text!r}")
     backend_text = (row.get("backend") or "").strip().lower()
     if backend_text and backend_text not in BACKEND_NAMES:
         raise _Bad(f"backend: expected one of {', '.join(b.value for b in Backend)} or empty, got {backend_text!r}")
@@ -252,6 +258,7 @@ def _parse_row(line: int, row: Mapping[str, str]) -> Measurement:
         notes=(row.get("notes") or "").strip(),
         backend=BACKEND_NAMES.get(backend_text),
         exclude_reason=(row.get("exclude_reason") or "").strip(),
+        flash_attn=None if not fa_text else fa_text == "1",
     )
 
 
@@ -453,6 +460,8 @@ def build_case(row: Measurement, catalog: Catalog, specs: Mapping[str, HardwareS
     work.update(streams=row.batch, engine=engine)
     if row.backend is not None:
         work["backend"] = row.backend
+    if row.flash_attn is False and engine is Engine.LLAMA_CPP:
+        work["flash_attention"] = False
     if ngl is not None:
         # -ngl 99 means every layer on the GPU: force it, so the capacity model never spills a run
         # that demonstrably fitted.

@@ -165,8 +165,16 @@ def decode_params(train: Sequence[Case], base: Calibration, min_rows: int = MIN_
         params.append(Param("host_eta", "host_eta", (), "share", base.host_eta, 0.1, 1.0))
     if sum(c.moe and c.row.batch > 1 for c in tg) >= 3:
         params.append(Param("expert_spread", "expert_spread", (), "share", 0.8, 0.2, 1.0))
+    unfused = [c for c in tg if _unfused(c)]
+    if len(unfused) >= min_rows and len({c.scenario.workload.context for c in unfused}) >= 3:
+        params.append(Param("unfused_attn_eta", "unfused_attn_eta", (), "positive", 0.02, 1e-3, 1.0))
     params += backend_params(tg, "decode")
     return params
+
+
+def _unfused(c: Case) -> bool:
+    """llama.cpp run without flash attention (its attention then runs as separate kernels)."""
+    return c.engine is Engine.LLAMA_CPP and not c.scenario.workload.flash_attention
 
 
 def backend_params(rows: Sequence[Case], part: Literal["decode", "prefill"]) -> list[Param]:
@@ -206,7 +214,7 @@ def prefill_params(train: Sequence[Case], base: Calibration, min_rows: int = MIN
 def apply_params(base: Calibration, params: Sequence[Param], x: NDArray[np.float64]) -> Calibration:
     terms = dict(base.terms)
     backends = dict(base.backends)
-    host_eta, spread = base.host_eta, base.expert_spread
+    host_eta, spread, attn_eta = base.host_eta, base.expert_spread, base.unfused_attn_eta
     for p, xi in zip(params, x, strict=True):
         v = p.value(float(xi))
         if p.term.startswith("backend.") and p.backend is not None:
@@ -219,6 +227,9 @@ def apply_params(base: Calibration, params: Sequence[Param], x: NDArray[np.float
         if p.term == "expert_spread":
             spread = v
             continue
+        if p.term == "unfused_attn_eta":
+            attn_eta = v
+            continue
         part, attr = p.term.split(".")
         for g in p.groups:
             t = terms[g]
@@ -226,7 +237,8 @@ def apply_params(base: Calibration, params: Sequence[Param], x: NDArray[np.float
                 terms[g] = replace(t, decode=replace(t.decode, **{attr: v}), fitted=True)
             else:
                 terms[g] = replace(t, prefill=replace(t.prefill, **{attr: v}), fitted=True)
-    return replace(base, terms=terms, host_eta=host_eta, expert_spread=spread, backends=backends)
+    return replace(base, terms=terms, host_eta=host_eta, expert_spread=spread, backends=backends,
+                   unfused_attn_eta=attn_eta)
 
 
 def _field_arrays(cases: Sequence[Case], cal: Calibration) -> dict[str, Any]:
@@ -250,6 +262,7 @@ def _field_arrays(cases: Sequence[Case], cal: Calibration) -> dict[str, Any]:
     )
     fields["host_eta"] = np.full(len(cases), cal.host_eta)
     fields["expert_spread"] = np.full(len(cases), cal.expert_spread)
+    fields["unfused_attn_eta"] = np.array([cal.unfused_attn_eta if _unfused(c) else 0.0 for c in cases])
     return fields
 
 
@@ -361,11 +374,13 @@ def _tidy(cal: Calibration) -> Calibration:
     backends = {b: replace(t, decode=r(t.decode) or 1.0, prefill=r(t.prefill) or 1.0)
                 for b, t in cal.backends.items()}
     return replace(cal, terms=terms, host_eta=float(f"{cal.host_eta:.3g}"),
-                   expert_spread=float(f"{cal.expert_spread:.3g}"), backends=backends)
+                   expert_spread=float(f"{cal.expert_spread:.3g}"), backends=backends,
+                   unfused_attn_eta=float(f"{cal.unfused_attn_eta:.3g}"))
 
 
 def _values(cal: Calibration, base: Calibration) -> dict[str, float]:
-    out: dict[str, float] = {"host_eta": cal.host_eta, "expert_spread": cal.expert_spread}
+    out: dict[str, float] = {"host_eta": cal.host_eta, "expert_spread": cal.expert_spread,
+                             "unfused_attn_eta": cal.unfused_attn_eta}
     for b, bt in cal.backends.items():
         out[f"backend.decode[{b.value}]"] = bt.decode
         out[f"backend.prefill[{b.value}]"] = bt.prefill

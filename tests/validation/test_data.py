@@ -167,3 +167,29 @@ def test_an_excluded_row_is_never_a_case() -> None:
     from advisor.validation.data import build_cases
     cases, skipped, excluded = build_cases(rows, shipped_catalog(), {})
     assert not cases and not skipped and excluded[0].reason == "old build" and excluded[0].case is not None
+
+
+def test_flash_attn_column() -> None:
+    full = ",".join(COLUMNS + OPTIONAL_COLUMNS)
+    rows, problems = parse_measurements("\n".join([full, GOOD + ",CUDA,,0", GOOD + ",CUDA,,1", GOOD + ",CUDA,,",
+                                                   GOOD + ",CUDA,,yes"]))
+    assert [r.flash_attn for r in rows] == [False, True, None]
+    assert len(problems) == 1 and "line 5: flash_attn" in problems[0]
+    # off reaches the scenario; on and unstated leave the default (on)
+    cases = [build_case(r, shipped_catalog(), {}) for r in rows]
+    assert all(isinstance(c, Case) for c in cases)
+    assert [c.scenario.workload.flash_attention for c in cases if isinstance(c, Case)] == [False, True, True]
+
+
+def test_shipped_flash_attn_comes_from_the_source() -> None:
+    """On: the notes quote the flag. Off: builds from before llama.cpp had flash attention (Jan-Mar 2024
+    PRs), and the May 2024 XiongjieDai table, whose llama-bench command line has no -fa (default off)."""
+    rows, _ = parse_measurements(MEASUREMENTS_CSV.read_text(encoding="utf-8"))
+    on = [r for r in rows if r.flash_attn is True]
+    off = [r for r in rows if r.flash_attn is False]
+    assert len(on) == 122 and len(off) == 254
+    for r in on:
+        assert any(w in r.notes for w in ("-fa 1", "flash_attn 1", "fa=1", "-fa on")), r.line
+    for r in off:
+        assert "XiongjieDai" in r.source_url or any(f"pull/{n}" in r.source_url for n in (2059, 4766, 4812, 5835))
+        assert "-fa" not in r.notes and "flash_attn" not in r.notes

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Literal
 
 import numpy as np
@@ -59,12 +60,21 @@ class Curve:
 
 
 def default_range(scenario: Scenario, axis: Axis, n: int = 500) -> NDArray[np.float64]:
+    hi = max(scenario.model.max_context, MIN_CONTEXT * 2) if axis == "context" else 0
+    return _axis_range(axis, hi, n)
+
+
+@lru_cache(maxsize=64)
+def _axis_range(axis: Axis, max_context: int, n: int) -> NDArray[np.float64]:
+    """Read-only and shared: the window asks for the same few ranges on every edit."""
     if axis == "context":
-        hi = max(scenario.model.max_context, MIN_CONTEXT * 2)
-        return np.geomspace(MIN_CONTEXT, hi, n)
-    if axis == "params":
-        return np.geomspace(*PARAMS_RANGE_B, n)
-    return np.unique(np.round(np.geomspace(1, MAX_BATCH, n)))
+        x = np.geomspace(MIN_CONTEXT, max_context, n)
+    elif axis == "params":
+        x = np.geomspace(*PARAMS_RANGE_B, n)
+    else:
+        x = np.unique(np.round(np.geomspace(1, MAX_BATCH, n)))
+    x.flags.writeable = False
+    return x
 
 
 def axis_inputs(scenario: Scenario, axis: Axis, x: NDArray[np.float64]) -> Inputs:
@@ -88,6 +98,22 @@ def axis_inputs(scenario: Scenario, axis: Axis, x: NDArray[np.float64]) -> Input
 def marker(scenario: Scenario, axis: Axis) -> float:
     w = scenario.workload
     return {"context": float(w.context), "params": scenario.model.total_params_b, "batch": float(w.streams)}[axis]
+
+
+def curve_key(scenario: Scenario, axis: Axis) -> Scenario:
+    """The part of the scenario a curve depends on: its own axis variable only sets the marker, so
+    two scenarios with the same key have the same curve (a context drag leaves the context curve be)."""
+    w = scenario.workload
+    if axis == "context":
+        return scenario.model_copy(update={"workload": w.model_copy(update={"context": MIN_CONTEXT})})
+    if axis == "batch":
+        return scenario.model_copy(update={"workload": w.model_copy(update={"streams": 1})})
+    return scenario
+
+
+def with_marker(c: Curve, scenario: Scenario) -> Curve:
+    """A curve computed for a scenario with the same key, with this scenario's marker."""
+    return replace(c, marker_x=marker(scenario, c.axis))
 
 
 def _first(x: NDArray[np.float64], mask: NDArray[np.bool_]) -> float | None:

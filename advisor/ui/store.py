@@ -15,10 +15,11 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from advisor.catalog.convert import to_model, to_quant
 from advisor.catalog.loader import Catalog
-from advisor.core.curves import AXES, Axis, Curve, curve
+from advisor.core.curves import AXES, Axis, Curve, curve, curve_key, with_marker
 from advisor.core.evaluate import evaluate
 from advisor.core.recommend import ModelPoints, Recommendation, model_points, recommend
 from advisor.core.result import Result
+from advisor.core.scenario import Scenario
 from advisor.session import Session
 
 UNDO_LIMIT = 200
@@ -65,6 +66,7 @@ class Store(QObject):
         self._quants = [(k, to_quant(q)) for k, q in catalog.quants.items() if q.format == "gguf"]
         self._undo: list[tuple[Session, str]] = []
         self._redo: list[tuple[Session, str]] = []
+        self._curves: dict[Axis, tuple[Scenario, Curve]] = {}
         self.snapshot = self._compute(session or Session())
         self.extras = self._compute_extras(self.snapshot.session)
         self._extras_timer = QTimer(self)
@@ -167,8 +169,17 @@ class Store(QObject):
 
     def _compute(self, session: Session) -> Snapshot:
         s = session.scenario
-        return Snapshot(session=session, result=evaluate(s),
-                        curves={axis: curve(s, axis, n=UI_CURVE_POINTS) for axis in AXES})
+        return Snapshot(session=session, result=evaluate(s), curves={axis: self._curve(s, axis) for axis in AXES})
+
+    def _curve(self, s: Scenario, axis: Axis) -> Curve:
+        """The axis's curve, reused while only its own variable moved (then just the marker moves)."""
+        key = curve_key(s, axis)
+        cached = self._curves.get(axis)
+        if cached is not None and cached[0] == key:
+            return with_marker(cached[1], s)
+        c = curve(s, axis, n=UI_CURVE_POINTS)
+        self._curves[axis] = (key, c)
+        return c
 
     def _compute_extras(self, session: Session) -> Extras:
         s = session.scenario

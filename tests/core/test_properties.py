@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from advisor.core.curves import Axis, curve, curve_key, with_marker
 from advisor.core.evaluate import evaluate
 from advisor.core.hardware import Hardware, HardwareClass
 from advisor.core.model import ModelArch
@@ -93,3 +95,20 @@ def test_fit_is_monotone_in_capacity(s: Scenario, factor: float) -> None:
     if a.fits:
         assert b.fits
     assert b.layers_on_device >= a.layers_on_device or s.workload.gpu_layers is not None
+
+
+@settings(max_examples=150, deadline=None)
+@given(scenarios(), st.sampled_from(["context", "batch", "params"]), st.integers(0, 1_000_000), st.integers(1, 512))
+def test_a_curve_depends_on_its_key_not_on_its_own_axis_value(s: Scenario, axis: Axis, context: int,
+                                                              streams: int) -> None:
+    """The window reuses a curve while only its axis variable moves (dragging the context slider
+    recomputes the other two curves, not this one): that is only right if nothing else moved."""
+    other = s.model_copy(update={"workload": s.workload.model_copy(update={axis: context} if axis == "context"
+                                                                    else {"streams": streams} if axis == "batch"
+                                                                    else {})})
+    if curve_key(s, axis) != curve_key(other, axis):
+        return  # params: the key is the whole scenario
+    a, b = curve(s, axis, n=40), with_marker(curve(other, axis, n=40), s)
+    for field in ("x", "decode", "low", "high", "ceiling", "aggregate", "fits", "runs", "total_gb", "compute_bound"):
+        assert np.array_equal(getattr(a, field), getattr(b, field)), field
+    assert (a.marker_x, a.cliff_x, a.no_run_x) == (b.marker_x, b.cliff_x, b.no_run_x)

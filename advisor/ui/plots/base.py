@@ -12,6 +12,7 @@ import pyqtgraph as pg
 from numpy.typing import NDArray
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QColor, QFont
+from PySide6.QtWidgets import QGraphicsItem
 
 from advisor.core.curves import Curve
 from advisor.core.feel import FEELS, Feel
@@ -58,6 +59,9 @@ class TokPlot(pg.PlotWidget):
             ax.setPen(theme.AXIS)
             ax.setTextPen(theme.AXIS)
             ax.setStyle(tickFont=QFont(theme.FONT, theme.TICK_PT))
+            # Every full repaint of the view also exposes the axes' inner edge (their bounds reach into
+            # the view for the ticks): blit them from a cache instead of re-playing them each time.
+            ax.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.setMouseEnabled(x=False, y=False)
         self.legend = item.addLegend(offset=(10, -10), labelTextColor=theme.AXIS, brush=pg.mkBrush(255, 255, 255, 220))
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import time
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -81,6 +83,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication, QMessageBox
 
     from advisor.ui.importer import import_model_dialog
@@ -129,6 +132,7 @@ def main(argv: list[str] | None = None) -> int:
         return _render_and_exit(app, window, args.screenshot, args.export_plot)
 
     window.show()
+    QTimer.singleShot(0, report_painted)
     if problems:
         QMessageBox.warning(window, "Some files could not be read", "\n".join(problems[:20]))
     code = app.exec()
@@ -137,6 +141,17 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as err:  # an unwritable config folder must not turn a normal quit into a traceback
         print(f"llm-speed-advisor: could not save settings: {err}", file=sys.stderr)
     return code
+
+
+def report_painted() -> None:
+    """benchmarks/ui_latency.py sets ADVISOR_START_T0 (a time.time() taken just before it started this
+    process) and reads how long the window took to paint, apart from writing the PNG and exiting."""
+    t0 = os.environ.get("ADVISOR_START_T0")
+    if t0:
+        try:
+            print(f"painted_s={time.time() - float(t0):.3f}", file=sys.stderr)
+        except ValueError:
+            pass
 
 
 def _render_and_exit(app: Any, window: Any, screenshot: Path | None, plots: list[tuple[str, Path]]) -> int:
@@ -150,7 +165,9 @@ def _render_and_exit(app: Any, window: Any, screenshot: Path | None, plots: list
         window.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
         window.show()
         app.processEvents()
-        if not window.grab().save(str(screenshot), "PNG"):
+        image = window.grab()
+        report_painted()
+        if not image.save(str(screenshot), "PNG"):
             print(f"llm-speed-advisor: error: {screenshot}: cannot write the screenshot", file=sys.stderr)
             ok = False
     for axis, path in plots:

@@ -2,7 +2,9 @@
 cold start to a painted window.
 
 Offscreen; prints medians and ratios to the issue's targets (16 ms per edit, 2 s to start); ends
-with `edit_ms_median=<n> start_s_median=<n>`.
+with `edit_ms_median=<n> start_s_median=<n>`. A start is timed from just before the process is
+spawned to the window painted (`python -m advisor --screenshot` reports that moment), and is also
+shown to the PNG written and the process gone.
 
     .venv/bin/python benchmarks/ui_latency.py [--edits 200] [--starts 5]
 """
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -49,18 +52,21 @@ def edit_latency(edits: int) -> list[float]:
     return times
 
 
-def start_latency(starts: int) -> list[float]:
-    times = []
+def start_latency(starts: int) -> tuple[list[float], list[float]]:
+    """(to a painted window, to the screenshot written and the process gone), seconds per start.
+    The app reports when it has painted (see advisor.app.report_painted)."""
+    painted, whole = [], []
     with tempfile.TemporaryDirectory() as tmp:
-        env = dict(os.environ, ADVISOR_HOME=tmp, QT_QPA_PLATFORM="offscreen")
         for i in range(starts):
             out = Path(tmp) / f"shot{i}.png"
+            env = dict(os.environ, ADVISOR_HOME=tmp, QT_QPA_PLATFORM="offscreen", ADVISOR_START_T0=repr(time.time()))
             t0 = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "advisor", "--screenshot", str(out)], env=env, check=True,
-                           capture_output=True)
-            times.append(time.perf_counter() - t0)
+            run = subprocess.run([sys.executable, "-m", "advisor", "--screenshot", str(out)], env=env, check=True,
+                                 capture_output=True, text=True)
+            whole.append(time.perf_counter() - t0)
             assert out.exists()
-    return times
+            painted.append(float(re.search(r"painted_s=([0-9.]+)", run.stderr).group(1)))  # type: ignore[union-attr]
+    return painted, whole
 
 
 def main() -> None:
@@ -72,9 +78,10 @@ def main() -> None:
     edit_ms = statistics.median(edits[5:])  # the first few include lazy imports and font caches
     p90 = statistics.quantiles(edits[5:], n=10)[-1]
     print(f"context-slider edit: median {edit_ms:.1f} ms, p90 {p90:.1f} ms ({edit_ms / EDIT_TARGET_MS:.2f}× target)")
-    starts = start_latency(args.starts)
-    start_s = statistics.median(starts)
-    print(f"cold start to painted window: median {start_s:.2f} s ({start_s / START_TARGET_S:.2f}× target)")
+    painted, whole = start_latency(args.starts)
+    start_s = statistics.median(painted)
+    print(f"cold start to painted window: median {start_s:.2f} s ({start_s / START_TARGET_S:.2f}× target); "
+          f"with the PNG written and the process gone: {statistics.median(whole):.2f} s")
     print(f"edit_ms_median={edit_ms:.1f} start_s_median={start_s:.2f}")
 
 

@@ -72,7 +72,8 @@ def _axis_range(axis: Axis, max_context: int, n: int) -> NDArray[np.float64]:
     elif axis == "params":
         x = np.geomspace(*PARAMS_RANGE_B, n)
     else:
-        x = np.unique(np.round(np.geomspace(1, MAX_BATCH, n)))
+        x = np.round(np.geomspace(1, MAX_BATCH, n))  # whole streams, each once (np.unique imports numpy.ma)
+        x = x[np.concatenate([[True], np.diff(x) > 0])]
     x.flags.writeable = False
     return x
 

@@ -241,3 +241,18 @@ def test_save_to_unwritable_path_says_so(tmp_path: Path, window: MainWindow) -> 
         assert not window.save_to(bad)
         assert "cannot write" in window.statusBar().currentMessage()
     assert window.current_file is None
+
+
+def test_flash_attention_toggle_slows_long_context_decode(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    panel = window.workload_panel
+    window.store.update("workload", context=32768)
+    on = window.store.snapshot.result.decode_tok_s
+    assert panel.flash.isChecked() and panel.flash.isEnabled()
+    panel.flash.setChecked(False)
+    assert window.store.session.scenario.workload.flash_attention is False
+    off = window.store.snapshot.result.decode_tok_s
+    assert on is not None and off is not None and off < 0.9 * on
+    window.store.undo()
+    assert panel.flash.isChecked()
+    panel.spins["efficiency"].setValue(0.8)  # a given η replaces the fitted terms: the switch no longer applies
+    assert not panel.flash.isEnabled()

@@ -11,7 +11,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
     QGroupBox,
-    QHBoxLayout,
     QSlider,
     QVBoxLayout,
     QWidget,
@@ -78,6 +77,8 @@ class WorkloadPanel(QWidget):
         for b, label in BACKEND_LABELS.items():
             self.backend.addItem(label, b.value)
         self.backend.setToolTip(Workload.model_fields["backend"].description)
+        self.flash = QCheckBox("Flash attention")
+        self.flash.setToolTip(Workload.model_fields["flash_attention"].description)
         self.offload = QComboBox()
         for key, label in OFFLOAD_LABELS.items():
             self.offload.addItem(label, key)
@@ -91,16 +92,15 @@ class WorkloadPanel(QWidget):
             "acceptance": spin_for(Speculative, "acceptance", decimals=2),
         }
 
-        ctx_row = QHBoxLayout()
-        ctx_row.addWidget(self.slider, 1)
-        ctx_row.addWidget(self.spins["context"])
         form = QFormLayout()
         form.addRow("Preset", self.preset)
-        form.addRow("Context", ctx_row)
+        form.addRow("Context", self.spins["context"])
+        form.addRow(self.slider)  # the whole panel's width: a drag moves the context a few steps per pixel
         for name in ("prompt_tokens", "output_tokens", "streams", "interactive_tok_s", "efficiency"):
             form.addRow(Workload.model_fields[name].title or name, self.spins[name])
         form.addRow("Engine", self.engine)
         form.addRow("Backend", self.backend)
+        form.addRow("", self.flash)
         form.addRow("Offload", self.offload)
         for name in ("gpu_layers", "prefill_rate", "overhead_gb", "min_bits"):
             form.addRow(Workload.model_fields[name].title or name, self.spins[name])
@@ -122,6 +122,8 @@ class WorkloadPanel(QWidget):
             lambda _i: store.update("workload", "Change engine", engine=self.engine.currentData()))
         self.backend.currentIndexChanged.connect(
             lambda _i: store.update("workload", "Change backend", backend=self.backend.currentData()))
+        self.flash.toggled.connect(
+            lambda on: store.update("workload", "Turn flash attention " + ("on" if on else "off"), flash_attention=on))
         self.offload.currentIndexChanged.connect(
             lambda _i: store.update("workload", "Change offload", offload=self.offload.currentData()))
         self.spec_on.toggled.connect(lambda on: store.update_speculative(enabled=on))
@@ -157,6 +159,9 @@ class WorkloadPanel(QWidget):
         if self.backend.itemText(0) != auto_backend:
             self.backend.setItemText(0, auto_backend)
         self.backend.setEnabled(w.engine is Engine.LLAMA_CPP)
+        self.flash.setEnabled(w.engine is Engine.LLAMA_CPP and w.efficiency is None)
+        with QSignalBlocker(self.flash):
+            self.flash.setChecked(w.flash_attention)
         auto = f"auto ({d.decode:.2f})"
         box = self.spins["efficiency"]
         if box.specialValueText() != auto:

@@ -165,7 +165,7 @@ def row_scenario(base: Scenario, row: BenchRow) -> Scenario:
         w.update(context=row.depth + row.gen // 2, output_tokens=row.gen - row.gen // 2, prompt_tokens=0)
     else:
         w.update(context=row.depth + row.prompt, output_tokens=0, prompt_tokens=row.prompt)
-    w.update(streams=1, engine=Engine.LLAMA_CPP, prefill_rate=None)
+    w.update(streams=1, engine=Engine.LLAMA_CPP, prefill_rate=None, flash_attention=row.flash_attn)
     w["speculative"]["enabled"] = False
     if row.kv_type:
         try:
@@ -289,6 +289,11 @@ def _notes(base: Scenario, rows: Sequence[BenchRow]) -> list[str]:
             notes.append(f"llama-bench's model file is {size / 1e9:.2f} GB but the scenario's weights are "
                          f"{weights / 1e9:.2f} GB ({base.quant.bits_per_weight:g} bits per weight): check the quant, "
                          "or the fitted η absorbs the difference")
+    slow = [r for r in rows if r.source == "llama-bench" and not r.flash_attn and r.depth + r.prompt + r.gen > 2048]
+    if slow:
+        notes.append(f"{len(slow)} of these rows ran without flash attention (llama-bench's default) at more than "
+                     "2k tokens of context: the advisor assumes it on, so the η fitted here reads low for long "
+                     "contexts. Run llama-bench with -fa 1 to measure what the estimates assume.")
     return notes
 
 

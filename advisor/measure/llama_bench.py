@@ -56,6 +56,8 @@ class BenchRow:
     threads: int | None = None
     n_cpu_moe: int | None = None
     kv_type: str | None = None  # type_k (json/csv, or a `type_k` column)
+    # -fa: llama-bench prints an `fa` column only when it differs from its default, which is off
+    flash_attn: bool = False
     line: int | None = None  # 1-based line of the row in the pasted text (markdown, jsonl, csv)
     source: Literal["llama-bench", "typed"] = "llama-bench"
 
@@ -192,7 +194,8 @@ def _markdown_row(cells: dict[str, str], n: int) -> BenchRow:
         ngl=_int(cells.get("ngl")), model=cells.get("model", ""), size_bytes=_size(cells.get("size")),
         params=_params(cells.get("params")), backend=cells.get("backend", ""),
         n_batch=_int(cells.get("n_batch")), n_ubatch=_int(cells.get("n_ubatch")), threads=_int(cells.get("threads")),
-        n_cpu_moe=_int(cells.get("n_cpu_moe")), kv_type=cells.get("type_k"), line=n,
+        n_cpu_moe=_int(cells.get("n_cpu_moe")), kv_type=cells.get("type_k"),
+        flash_attn=_flag(cells.get("fa", cells.get("flash_attn"))), line=n,
     )
 
 
@@ -313,5 +316,12 @@ def _record_row(item: Any, where: str, line: int | None) -> BenchRow:
         backend=str(item.get("backends", "")),
         n_batch=_int(item.get("n_batch")), n_ubatch=_int(item.get("n_ubatch")), threads=_int(item.get("n_threads")),
         n_cpu_moe=int(moe) if moe is not None else None,
-        kv_type=str(item["type_k"]) if item.get("type_k") else None, line=line,
+        kv_type=str(item["type_k"]) if item.get("type_k") else None, flash_attn=_flag(item.get("flash_attn")),
+        line=line,
     )
+
+
+def _flag(value: Any) -> bool:
+    """llama-bench's -fa as printed: 1/0, true/false (json, csv) or on/off/auto (newer builds); absent is off.
+    auto counts as on: llama.cpp turns it on wherever the backend supports it."""
+    return str(value).strip().lower() in ("1", "true", "on", "auto", "enabled")

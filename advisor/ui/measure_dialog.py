@@ -47,7 +47,7 @@ from advisor.ui.store import Store
 COLUMNS = ("Test", "ngl", "Measured", "Ceiling η=1", "Implied η", "With your η", "Shipped model", "Note")
 PLACEHOLDER = ("Paste what llama-bench printed — the markdown table (with its header line), or its "
                "-o json / -o jsonl output. For example:\n\n"
-               "llama-bench -m model.gguf -p 512 -n 128 -d 0,4096,16384")
+               "llama-bench -m model.gguf -p 512 -n 128 -d 0,4096,16384 -fa 1")
 WARN = "#D55E00"
 
 

@@ -140,3 +140,16 @@ def test_points_for_the_entry(spark_qwen: Scenario) -> None:
 def test_nothing_to_fit(spark_qwen: Scenario) -> None:
     with pytest.raises(FitError, match="no measurements"):
         fit_eta(spark_qwen, [])
+
+
+def test_long_rows_without_flash_attention_are_noted(spark_qwen: Scenario) -> None:
+    rows = parse_llama_bench(fixture_text("dgx_spark_qwen2.5_coder_7b_q8_0.md"))
+    off = [dataclasses.replace(r, flash_attn=False) for r in rows]
+    fit = fit_eta(spark_qwen, off)
+    # pp2048 and every row at depth 4096 or more: 2k tokens of context or more, without flash attention.
+    long_rows = sum(1 for r in off if r.depth + r.prompt + r.gen > 2048)
+    assert long_rows == 8
+    assert len(fit.notes) == 1 and fit.notes[0].startswith(f"{long_rows} of these rows ran without flash attention")
+    assert "-fa 1" in fit.notes[0]
+    assert row_scenario(spark_qwen, off[1]).workload.flash_attention is False
+    assert row_scenario(spark_qwen, rows[1]).workload.flash_attention is True

@@ -27,6 +27,7 @@ def test_markdown_depth_sweep_dgx_spark() -> None:
     assert first.params == pytest.approx(7.62e9)
     assert first.bits_per_weight == pytest.approx(7.54 * GIB * 8 / 7.62e9)
     assert rows[-1].label == "tg32 @ d32768" and rows[-1].line == 14  # the line in the pasted text
+    assert all(r.flash_attn for r in rows)  # its `fa` column says 1
 
 
 def test_markdown_old_spelling_and_two_models() -> None:
@@ -64,6 +65,7 @@ def test_machine_readable_outputs(name: str) -> None:
     assert pp.size_bytes == 4677120000 and pp.params == 7615616512
     assert pp.ngl == 99 and pp.model == "qwen2 7B Q4_K - Medium" and pp.kv_type == "f16"
     assert pp.n_batch == 2048 and pp.n_ubatch == 512 and pp.threads == 8 and pp.backend == "CUDA"
+    assert not pp.flash_attn and not tg.flash_attn  # "flash_attn": false / 0, llama-bench's default
     expected = {"readme_rtx4080.json": (7100.002165, 118.881588), "readme_rtx4080.jsonl": (7263.609157, 119.844681),
                 "readme_rtx4080.csv": (7285.676949, 119.915244)}[name]
     assert (pp.tok_s, tg.tok_s) == expected
@@ -111,3 +113,8 @@ def test_typed_row() -> None:
     assert (row.test, row.depth, row.gen, row.tok_s, row.source) == ("tg", 8192, 0, 42.5, "typed")
     with pytest.raises(BenchError):
         typed_row(0.0, 100)
+
+
+def test_a_table_without_an_fa_column_ran_without_flash_attention() -> None:
+    """llama-bench prints `fa` only when -fa differs from its default, which is off."""
+    assert not any(r.flash_attn for r in parse_llama_bench(fixture_text("readme_depth.md")))

@@ -13,6 +13,8 @@ from numpy.typing import NDArray
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QPainter, QPen
 
+from advisor.ui.plots.spans import to_device
+
 
 def finite_runs(ok: NDArray[np.bool_]) -> list[tuple[int, int]]:
     """[start, stop) index pairs of the runs of True in `ok` (a NaN breaks the line)."""
@@ -71,10 +73,7 @@ class LogCurve(pg.GraphicsObject):
     def paint(self, p: QPainter, *args: object) -> None:
         if not self._runs:
             return
-        t = p.transform()
-        x, y = self._xy[:, 0], self._xy[:, 1]
-        dev_x = t.m11() * x + t.m21() * y + t.dx()
-        dev_y = t.m12() * x + t.m22() * y + t.dy()
+        dev_x, dev_y = to_device(p, self._xy)
         p.save()
         p.resetTransform()
         if self.opts["antialias"]:

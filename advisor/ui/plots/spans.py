@@ -13,6 +13,14 @@ from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPen
 
 
+def to_device(p: QPainter, xy: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Points in the painter's (view) coordinates mapped to device pixels with numpy: drawing them
+    after resetTransform() costs far less than letting Qt map a path through the view's scale."""
+    t = p.transform()
+    x, y = xy[:, 0], xy[:, 1]
+    return t.m11() * x + t.m21() * y + t.dx(), t.m12() * x + t.m22() * y + t.dy()
+
+
 class ViewOverlay(pg.GraphicsObject):
     """An item that draws over the whole visible view (its bounds follow the view range)."""
 
@@ -154,10 +162,7 @@ class Band(pg.GraphicsObject):
     def paint(self, p: QPainter, *args: object) -> None:
         if len(self.xy) < 3:
             return
-        t = p.transform()
-        x, y = self.xy[:, 0], self.xy[:, 1]
-        dev_x = t.m11() * x + t.m21() * y + t.dx()
-        dev_y = t.m12() * x + t.m22() * y + t.dy()
+        dev_x, dev_y = to_device(p, self.xy)
         p.save()
         p.resetTransform()
         p.setPen(Qt.PenStyle.NoPen)

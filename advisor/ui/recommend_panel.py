@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from html import escape
 
-from PySide6.QtWidgets import QGridLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QGridLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
 from advisor.catalog.convert import to_model, to_quant
 from advisor.core.fmt import num
@@ -29,9 +30,12 @@ class RecommendPanel(QWidget):
             button = QPushButton("Apply")
             button.setToolTip("Switch the model and quant to this candidate (undo with Ctrl+Z)")
             button.clicked.connect(lambda _c=False, i=r: self.apply(i))
+            button.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
             self.grid.addWidget(text, r, 0)
-            self.grid.addWidget(button, r, 1)
+            self.grid.addWidget(button, r, 1, Qt.AlignmentFlag.AlignTop)
             self.rows.append((text, button))
+        self.grid.setColumnStretch(0, 1)  # the reasons get the width; the buttons keep their own
+        self.grid.setVerticalSpacing(8)
         self.candidates: list[Candidate] = []
         lay = QVBoxLayout(self)
         lay.addWidget(self.header)

@@ -60,6 +60,7 @@ def slide_plot(axis: Axis, snap: Snapshot, extras: Extras | None = None, text_sc
         plot.show_extras(extras)
     plot.set_title(f"{plot.base_title} — {scenario_title(snap.session)}", size_pt=22)
     plot.scale_text(text_scale)
+    plot.smooth_lines(1.5)
     return plot
 
 

@@ -256,3 +256,13 @@ def test_flash_attention_toggle_slows_long_context_decode(qtbot, window: MainWin
     assert panel.flash.isChecked()
     panel.spins["efficiency"].setValue(0.8)  # a given η replaces the fitted terms: the switch no longer applies
     assert not panel.flash.isEnabled()
+
+
+def test_slide_plots_draw_wider_smooth_lines(window: MainWindow) -> None:
+    from advisor.ui.export import slide_plot
+
+    plot = slide_plot("context", window.store.snapshot)
+    assert plot.line.opts["antialias"] and plot.line.pen.widthF() == pytest.approx(4.5)  # 3 px on screen
+    assert not window.plots["context"].line.opts["antialias"]  # the window's own plot is untouched
+    assert window.plots["context"].line.pen.widthF() == pytest.approx(3.0)
+    plot.deleteLater()

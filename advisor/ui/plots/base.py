@@ -11,7 +11,7 @@ import numpy as np
 import pyqtgraph as pg
 from numpy.typing import NDArray
 from PySide6.QtCore import QPointF, Qt
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtGui import QColor, QFont, QPen
 from PySide6.QtWidgets import QGraphicsItem
 
 from advisor.core.curves import Curve
@@ -232,6 +232,16 @@ class TokPlot(pg.PlotWidget):
         for _sample, label in self.legend.items:
             label.setText(label.text, size=f"{round(theme.SMALL_PT * factor)}pt")
         self.getPlotItem().layout.setContentsMargins(10, 16, 24, 10)
+
+    def smooth_lines(self, width_factor: float) -> None:
+        """Antialiased, wider lines for slides: a projector shows a 3-pixel aliased line as a staircase."""
+        for item in self.getPlotItem().items:
+            if isinstance(item, LogCurve):
+                pen = QPen(item.pen)
+                pen.setWidthF(pen.widthF() * width_factor)
+                item.pen = item.opts["pen"] = pen
+                item.opts["antialias"] = True
+                item.update()
 
     def cliff_start(self) -> float | None:
         """Where the shaded cliff begins, in log10 of the axis (None when nothing spills)."""

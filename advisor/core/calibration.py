@@ -231,19 +231,19 @@ FITTED_TERMS: dict[tuple[HardwareClass, Engine], ClassTerms] = {
     (U, L): ClassTerms(
         DecodeTerms(eta=0.86, token_ms=3.56, kv_factor=1.16,
                     dequant_flop=3.56, stream_ms=0.544,
-                    band=(0.868, 1.134)),
+                    band=(0.867, 1.134)),
         PrefillTerms(eta=0.422, quant_factor=0.8, attn_factor=0.811, moe_factor=0.421),
         fitted=True, rows=90),
     (U, X): ClassTerms(
         DecodeTerms(eta=0.982, token_ms=0.147, kv_factor=1.16,
                     dequant_flop=3.56, stream_ms=0.544,
-                    band=(0.874, 1.13)),
+                    band=(0.874, 1.129)),
         PrefillTerms(eta=0.55, quant_factor=1.0, attn_factor=1.0, moe_factor=1.0),
         fitted=True, rows=10),
 }
 FITTED_HOST_ETA = 0.6
 FITTED_EXPERT_SPREAD = 0.725
-FITTED_UNFUSED_ATTN_ETA = 0.0158
+FITTED_UNFUSED_ATTN_ETA = 0.0159
 FITTED_BACKENDS: dict[Backend, BackendTerms] = {
     Backend.METAL: BackendTerms(decode=1.01, prefill=1.72, rows=66),
     Backend.ROCM: BackendTerms(decode=0.97, prefill=0.879, rows=8),

@@ -28,7 +28,7 @@ def _scenario(fa: bool, context: int = 4096, **work: object) -> Scenario:
 def test_committed_value() -> None:
     # fitted on the training rows run without flash attention (May 2024 llama-bench and older builds):
     # attention as separate kernels realizes about 1.6 % of the FP16 peak
-    assert CALIBRATION.unfused_attn_eta == pytest.approx(0.0158)
+    assert CALIBRATION.unfused_attn_eta == pytest.approx(0.0159)
     assert FLAT.unfused_attn_eta == 0.0  # the flat-η baseline has no such term
 
 

@@ -207,17 +207,19 @@ def llama_bench_command(s: Scenario, r: Result) -> str:
     extra = ""
     if w.cpu_moe_layers is not None:
         extra += f" -ncmoe {w.cpu_moe_layers}"
-    if w.kv_cache.value in ("q8_0", "q4_0"):
-        extra += f" -ctk {w.kv_cache.value} -ctv {w.kv_cache.value} -fa 1"
-    elif not w.flash_attention:
-        extra += " -fa 0"
+    # Flash attention is always spelled out: llama-bench defaulted to off until mid-2026, so the same
+    # line must measure the same thing on any build; a quantized V cache needs it on.
+    quantized_kv = w.kv_cache.value in ("q8_0", "q4_0")
+    if quantized_kv:
+        extra += f" -ctk {w.kv_cache.value} -ctv {w.kv_cache.value}"
+    flash = w.flash_attention or quantized_kv
     model = _gguf_placeholder(s)
     if w.streams > 1:
         ctx = w.streams * (w.context + w.prompt_tokens + w.output_tokens) + 256
         return (f"llama-batched-bench -m {model} -c {ctx} -npp {max(w.context, w.prompt_tokens)} "
-                f"-ntg {w.output_tokens} -npl {w.streams} -ngl {layers}{extra}")
+                f"-ntg {w.output_tokens} -npl {w.streams} -ngl {layers}{extra} -fa {'on' if flash else 'off'}")
     return (f"llama-bench -m {model} -p {w.prompt_tokens} -n {w.output_tokens} -d {w.context} "
-            f"-ngl {layers} -b 2048{extra}")
+            f"-ngl {layers} -b 2048{extra} -fa {1 if flash else 0}")
 
 
 def result_json(s: Scenario, r: Result) -> dict[str, Any]:

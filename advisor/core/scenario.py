@@ -54,8 +54,10 @@ class Workload(Frozen):
                                                 "Empty uses the usual one for the hardware: CUDA on NVIDIA, ROCm on "
                                                 "AMD, Metal on Apple, SYCL on Intel, CPU without a GPU")
     flash_attention: bool = Field(True, title="Flash attention",
-                                  description="llama.cpp's fused attention (-fa; on by default in current "
-                                              "builds). Off, attention runs as separate kernels per query "
+                                  description="llama.cpp's fused attention (-fa). Current builds use it wherever the "
+                                              "backend can (auto: llama-server and llama-cli since Aug 2025, "
+                                              "llama-bench since mid-2026; before that llama-bench defaulted "
+                                              "to off). Off, attention runs as separate kernels per query "
                                               "head and long contexts slow decode much more")
     offload: Literal["layers", "experts"] = Field("layers", title="Offload",
                                                   description="What leaves fast memory first when it is full: whole "

@@ -165,7 +165,9 @@ def row_scenario(base: Scenario, row: BenchRow) -> Scenario:
         w.update(context=row.depth + row.gen // 2, output_tokens=row.gen - row.gen // 2, prompt_tokens=0)
     else:
         w.update(context=row.depth + row.prompt, output_tokens=0, prompt_tokens=row.prompt)
-    w.update(streams=1, engine=Engine.LLAMA_CPP, prefill_rate=None, flash_attention=row.flash_attn)
+    w.update(streams=1, engine=Engine.LLAMA_CPP, prefill_rate=None)
+    if row.flash_attn is not None:
+        w["flash_attention"] = row.flash_attn
     w["speculative"]["enabled"] = False
     if row.kv_type:
         try:
@@ -289,11 +291,17 @@ def _notes(base: Scenario, rows: Sequence[BenchRow]) -> list[str]:
             notes.append(f"llama-bench's model file is {size / 1e9:.2f} GB but the scenario's weights are "
                          f"{weights / 1e9:.2f} GB ({base.quant.bits_per_weight:g} bits per weight): check the quant, "
                          "or the fitted η absorbs the difference")
-    slow = [r for r in rows if r.source == "llama-bench" and not r.flash_attn and r.depth + r.prompt + r.gen > 2048]
-    if slow:
-        notes.append(f"{len(slow)} of these rows ran without flash attention (llama-bench's default) at more than "
-                     "2k tokens of context: the advisor assumes it on, so the η fitted here reads low for long "
-                     "contexts. Run llama-bench with -fa 1 to measure what the estimates assume.")
+    long_rows = [r for r in rows if r.source == "llama-bench" and r.depth + r.prompt + r.gen > 2048]
+    off = sum(1 for r in long_rows if r.flash_attn is False)
+    unknown = sum(1 for r in long_rows if r.flash_attn is None)
+    if off:
+        notes.append(f"{off} of these rows ran without flash attention at more than 2k tokens of context: the "
+                     "advisor assumes it on, so the η fitted here reads low for long contexts. Run llama-bench "
+                     "with -fa 1 to measure what the estimates assume.")
+    if unknown:
+        notes.append(f"{unknown} of these rows at more than 2k tokens of context do not say whether flash attention "
+                     "was on (llama-bench prints no fa column at its default, which was off until mid-2026 and is "
+                     "auto since): if your build is older, run it again with -fa 1.")
     return notes
 
 

@@ -56,8 +56,9 @@ class BenchRow:
     threads: int | None = None
     n_cpu_moe: int | None = None
     kv_type: str | None = None  # type_k (json/csv, or a `type_k` column)
-    # -fa: llama-bench prints an `fa` column only when it differs from its default, which is off
-    flash_attn: bool = False
+    # -fa as printed; None when not printed. llama-bench shows an `fa` column only when it differs from
+    # its default, and that default was off until mid-2026 and is auto (on where supported) since.
+    flash_attn: bool | None = None
     line: int | None = None  # 1-based line of the row in the pasted text (markdown, jsonl, csv)
     source: Literal["llama-bench", "typed"] = "llama-bench"
 
@@ -321,7 +322,9 @@ def _record_row(item: Any, where: str, line: int | None) -> BenchRow:
     )
 
 
-def _flag(value: Any) -> bool:
-    """llama-bench's -fa as printed: 1/0, true/false (json, csv) or on/off/auto (newer builds); absent is off.
-    auto counts as on: llama.cpp turns it on wherever the backend supports it."""
-    return str(value).strip().lower() in ("1", "true", "on", "auto", "enabled")
+def _flag(value: Any) -> bool | None:
+    """llama-bench's -fa as printed: 1/0, true/false (json, csv) or on/off/auto and -1 (auto) in newer
+    builds; None when it is not printed. auto counts as on: llama.cpp then uses it wherever the backend can."""
+    if value is None or str(value).strip() == "":
+        return None
+    return str(value).strip().lower() in ("1", "true", "on", "auto", "enabled", "-1")

@@ -21,6 +21,8 @@ from PySide6.QtGui import (
     QKeySequence,
     QPainter,
     QPaintEvent,
+    QStaticText,
+    QTransform,
 )
 from PySide6.QtWidgets import QMenu, QSizePolicy, QToolTip, QWidget
 
@@ -50,6 +52,10 @@ class NumberGrid(QWidget):
         self._row_h = metrics.height() + ROW_PAD
         self._name_w = max(metrics.horizontalAdvance(r.title) for r in self.rows) + COLUMN_GAP
         self.setFixedHeight(self._row_h * len(self.rows))
+        self._titles = [QStaticText(r.title) for r in self.rows]  # laid out once: the names never change
+        for t in self._titles:
+            t.setTextFormat(Qt.TextFormat.PlainText)
+            t.prepare(QTransform(), self.font())
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.setMinimumWidth(self._name_w + 120)
         self.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
@@ -98,7 +104,7 @@ class NumberGrid(QWidget):
             baseline = rect.top() + (rect.height() + metrics.ascent() - metrics.descent()) // 2
             p.setFont(self.font())
             p.setPen(text)
-            p.drawText(QPoint(0, baseline), row.title)
+            p.drawStaticText(QPoint(0, rect.top() + (rect.height() - plain.height()) // 2), self._titles[i])
             shown = row.value
             if len(shown) * metrics.averageCharWidth() > 0.7 * value_w:  # only long values can overflow
                 shown = metrics.elidedText(shown, Qt.TextElideMode.ElideRight, value_w)

@@ -144,12 +144,16 @@ def test_nothing_to_fit(spark_qwen: Scenario) -> None:
 
 def test_long_rows_without_flash_attention_are_noted(spark_qwen: Scenario) -> None:
     rows = parse_llama_bench(fixture_text("dgx_spark_qwen2.5_coder_7b_q8_0.md"))
+    # pp2048 and every row at depth 4096 or more: over 2k tokens of context.
+    assert sum(1 for r in rows if r.depth + r.prompt + r.gen > 2048) == 8
     off = [dataclasses.replace(r, flash_attn=False) for r in rows]
-    fit = fit_eta(spark_qwen, off)
-    # pp2048 and every row at depth 4096 or more: 2k tokens of context or more, without flash attention.
-    long_rows = sum(1 for r in off if r.depth + r.prompt + r.gen > 2048)
-    assert long_rows == 8
-    assert len(fit.notes) == 1 and fit.notes[0].startswith(f"{long_rows} of these rows ran without flash attention")
-    assert "-fa 1" in fit.notes[0]
+    notes = fit_eta(spark_qwen, off).notes
+    assert len(notes) == 1 and notes[0].startswith("8 of these rows ran without flash attention")
+    assert "-fa 1" in notes[0]
+    unknown = [dataclasses.replace(r, flash_attn=None) for r in rows]
+    notes = fit_eta(spark_qwen, unknown).notes
+    assert len(notes) == 1 and notes[0].startswith("8 of these rows at more than 2k tokens of context do not say")
+    assert not fit_eta(spark_qwen, rows).notes  # its fa column says 1
     assert row_scenario(spark_qwen, off[1]).workload.flash_attention is False
     assert row_scenario(spark_qwen, rows[1]).workload.flash_attention is True
+    assert row_scenario(spark_qwen, unknown[1]).workload.flash_attention is spark_qwen.workload.flash_attention

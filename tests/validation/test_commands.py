@@ -106,7 +106,8 @@ def test_llama_bench_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["estimate", "--hardware", "rtx-4090", "--model", "llama-3.1-8b", "--quant", "q4_k_m",
                  "--context", "8192", "--prompt", "1024", "--output", "128", "--json"]) == 0
     cmd = json.loads(capsys.readouterr().out)["llama_bench"]
-    assert re.fullmatch(r"llama-bench -m <Llama-3\.1-8B-Q4_K_M\.gguf> -p 1024 -n 128 -d 8192 -ngl 99 -b 2048", cmd)
+    assert re.fullmatch(r"llama-bench -m <Llama-3\.1-8B-Q4_K_M\.gguf> -p 1024 -n 128 -d 8192 -ngl 99 -b 2048 -fa 1",
+                        cmd)
     assert main(["estimate", "--hardware", "rtx-4090", "--model", "llama-3.1-70b", "--quant", "q4_k_m"]) == 0
     text = capsys.readouterr().out
     line = next(x for x in text.splitlines() if x.startswith("Check it:"))

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from advisor.atomic import write_atomic
 from advisor.core.curves import Axis
-from advisor.ui.plots.base import TokPlot
+from advisor.ui.plots.base import PlotView, TokPlot
 from advisor.ui.plots.batch_plot import BatchPlot
 from advisor.ui.plots.context_plot import ContextPlot
 from advisor.ui.plots.params_plot import ParamsPlot
@@ -52,16 +52,17 @@ def paint_widget(widget: QWidget, size: tuple[int, int], prepare: Callable[[], N
     return image
 
 
-def slide_plot(axis: Axis, snap: Snapshot, extras: Extras | None = None, text_scale: float = 1.7) -> TokPlot:
-    """A plot drawn for a slide: bigger type, same data."""
+def slide_plot(axis: Axis, snap: Snapshot, extras: Extras | None = None, text_scale: float = 1.7) -> PlotView:
+    """A plot drawn for a slide, in a view of its own: bigger type, same data."""
     plot = PLOT_CLASSES[axis]()
+    view = PlotView(plot)
     plot.show_snapshot(snap)  # type: ignore[attr-defined]
     if extras is not None and hasattr(plot, "show_extras"):
         plot.show_extras(extras)
     plot.set_title(f"{plot.base_title} — {scenario_title(snap.session)}", size_pt=22)
     plot.scale_text(text_scale)
     plot.smooth_lines(1.5)
-    return plot
+    return view
 
 
 def plot_image(axis: Axis, snap: Snapshot, extras: Extras | None = None,
@@ -83,8 +84,8 @@ def dashboard_image(snap: Snapshot, extras: Extras | None, title: str,
     grid = QGridLayout(page)
     grid.setContentsMargins(0, 0, 0, 0)
     plots = {axis: slide_plot(axis, snap, extras, text_scale=1.25) for axis in PLOT_CLASSES}
-    for plot in plots.values():
-        plot.set_title(plot.base_title, size_pt=16)
+    for view in plots.values():
+        view.plot.set_title(view.plot.base_title, size_pt=16)
     grid.addWidget(plots["context"], 0, 0, 2, 1)
     grid.addWidget(plots["params"], 0, 1)
     grid.addWidget(plots["batch"], 1, 1)

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from html import escape
 from pathlib import Path
 
+import pyqtgraph as pg
 from PySide6.QtCore import QByteArray, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
@@ -16,7 +17,6 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMessageBox,
     QScrollArea,
-    QSplitter,
     QWidget,
 )
 
@@ -25,7 +25,7 @@ from advisor.core.curves import AXES, Axis
 from advisor.paths import config_dir, user_catalog_dir
 from advisor.session import SessionFileError, load_session, save_session
 from advisor.settings import Settings, add_recent
-from advisor.ui import export
+from advisor.ui import export, theme
 from advisor.ui.feel_dialog import FeelDialog
 from advisor.ui.file_actions import SavesToFile
 from advisor.ui.numbers_panel import NumbersPanel
@@ -77,13 +77,19 @@ class MainWindow(SavesToFile, QMainWindow):
         self.plots: dict[Axis, TokPlot] = {"context": ContextPlot(), "params": ParamsPlot(), "batch": BatchPlot()}
         for axis in ("params", "batch"):
             self.plots[axis].compact_legend()
-        lower = QSplitter(Qt.Orientation.Horizontal)
-        lower.addWidget(self.plots["params"])
-        lower.addWidget(self.plots["batch"])
-        self.dashboard = QSplitter(Qt.Orientation.Vertical)
-        self.dashboard.addWidget(self.plots["context"])
-        self.dashboard.addWidget(lower)
-        self.dashboard.setSizes([520, 380])
+        for plot in self.plots.values():
+            plot.store = store
+        # One view and one scene for the three plots: an edit then repaints them in one pass.
+        self.dashboard = pg.GraphicsLayoutWidget()
+        self.dashboard.setBackground(theme.BACKGROUND)
+        grid = self.dashboard.ci
+        grid.setContentsMargins(4, 4, 4, 4)
+        grid.setSpacing(6)
+        grid.addItem(self.plots["context"], row=0, col=0, colspan=2)
+        grid.addItem(self.plots["params"], row=1, col=0)
+        grid.addItem(self.plots["batch"], row=1, col=1)
+        grid.layout.setRowStretchFactor(0, 52)
+        grid.layout.setRowStretchFactor(1, 38)
         self.setCentralWidget(self.dashboard)
 
         self.hardware_panel = HardwarePanel(store)

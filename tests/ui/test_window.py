@@ -261,8 +261,9 @@ def test_flash_attention_toggle_slows_long_context_decode(qtbot, window: MainWin
 def test_slide_plots_draw_wider_smooth_lines(window: MainWindow) -> None:
     from advisor.ui.export import slide_plot
 
-    plot = slide_plot("context", window.store.snapshot)
+    view = slide_plot("context", window.store.snapshot)
+    plot = view.plot
     assert plot.line.opts["antialias"] and plot.line.pen.widthF() == pytest.approx(4.5)  # 3 px on screen
     assert not window.plots["context"].line.opts["antialias"]  # the window's own plot is untouched
     assert window.plots["context"].line.pen.widthF() == pytest.approx(3.0)
-    plot.deleteLater()
+    view.deleteLater()

@@ -1,7 +1,10 @@
 """What every tok/s plot shares: log axes, interactivity bands, the threshold, the cliff and a hover readout.
 
-Items are built once; render() only calls setData / setRegion. pyqtgraph's log mode transforms
-curves but not regions, lines or text, so those are placed in log10 coordinates here."""
+A plot is a graphics item, not a widget: the window lays its three plots out in one scene, so an edit
+repaints them in one pass (three views cost three paint-and-flush passes per edit, about a third
+more). PlotView shows one plot on its own, for slide exports. Items are built once; redraws only
+set data. pyqtgraph's log mode transforms curves but not regions, lines or text, so those are
+placed in log10 coordinates here."""
 
 from __future__ import annotations
 
@@ -12,7 +15,7 @@ import pyqtgraph as pg
 from numpy.typing import NDArray
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QColor, QFont, QPen
-from PySide6.QtWidgets import QGraphicsItem
+from PySide6.QtWidgets import QGraphicsItem, QWidget
 
 from advisor.core.curves import Curve
 from advisor.core.feel import FEELS, Feel
@@ -37,18 +40,19 @@ def finite_or_nan(values: NDArray[np.float64], mask: NDArray[np.bool_] | None = 
     return out
 
 
-class TokPlot(pg.PlotWidget):
+class TokPlot(pg.PlotItem):
     """A tok/s plot with everything but the axis-specific curves."""
 
     x_label: str = ""
 
     binary_x: bool = False  # context and batch read best in powers of two
 
-    def __init__(self, title: str, x_label: str, parent: object = None) -> None:
+    def __init__(self, title: str, x_label: str) -> None:
         axes = {"bottom": LogAxis("bottom", binary=self.binary_x), "left": LogAxis("left")}
-        super().__init__(parent=parent, background=theme.BACKGROUND, axisItems=axes)
+        super().__init__(axisItems=axes)
         self.base_title = title
-        item = self.getPlotItem()
+        self.store: object | None = None  # the window's store, for the user's measured points
+        item = self
         item.setLogMode(x=True, y=True)
         item.setLabel("left", "tok/s per stream")
         item.setLabel("bottom", x_label)
@@ -62,7 +66,7 @@ class TokPlot(pg.PlotWidget):
             # Every full repaint of the view also exposes the axes' inner edge (their bounds reach into
             # the view for the ticks): blit them from a cache instead of re-playing them each time.
             ax.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
-        self.setMouseEnabled(x=False, y=False)
+        self.vb.setMouseEnabled(x=False, y=False)
         self.legend = item.addLegend(offset=(10, -10), labelTextColor=theme.AXIS, brush=pg.mkBrush(255, 255, 255, 220))
 
         grid_pen = pg.mkPen(theme.over_white(QColor(theme.GRID), 0.25), width=1)
@@ -124,7 +128,7 @@ class TokPlot(pg.PlotWidget):
         self.hover_line = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen(theme.GRID, width=1))
         self.hover_line.hide()
         item.addItem(self.hover_line, ignoreBounds=True)
-        self._proxy = pg.SignalProxy(self.scene().sigMouseMoved, rateLimit=30, slot=self._on_mouse)
+        self._proxy: pg.SignalProxy | None = None  # hover: connected once the plot is in a scene
         self.curve_data: Curve | None = None
         self._range: tuple[float, ...] = ()
         self._title = ""
@@ -134,7 +138,7 @@ class TokPlot(pg.PlotWidget):
         html = f"<span style='font-size:{size_pt}pt; color:{theme.AXIS}'>{title}</span>"
         if html != self._title:  # a new title re-lays out the whole plot item
             self._title = html
-            self.getPlotItem().setTitle(html)
+            self.setTitle(html)
 
     def render_common(self, c: Curve, threshold: float, thresholds: tuple[float, ...], title: str,
                       y_top: float | None = None) -> None:
@@ -144,7 +148,7 @@ class TokPlot(pg.PlotWidget):
         same_curves = self.curve_data is not None and all(
             np.array_equal(getattr(self.curve_data, f), getattr(c, f)) for f in fields)
         self.curve_data = c
-        item = self.getPlotItem()
+        item = self
         self.set_title(title)
         runs = c.runs
         if not same_curves:  # dragging the context moves only the marker on its own plot: repaint just that
@@ -218,7 +222,7 @@ class TokPlot(pg.PlotWidget):
 
     def scale_text(self, factor: float) -> None:
         """Bigger type for slides: every label, the legend and the axes."""
-        for item in self.getPlotItem().items:
+        for item in self.items:
             if isinstance(item, pg.TextItem):
                 f = item.textItem.font()
                 f.setPointSizeF(f.pointSizeF() * factor)
@@ -226,16 +230,16 @@ class TokPlot(pg.PlotWidget):
             elif isinstance(item, Labels):
                 item.scale(factor)
         for side in ("left", "bottom"):
-            ax = self.getPlotItem().getAxis(side)
+            ax = self.getAxis(side)
             ax.setStyle(tickFont=QFont(theme.FONT, round(theme.TICK_PT * factor)))
             ax.label.setFont(QFont(theme.FONT, round(theme.TICK_PT * factor)))
         for _sample, label in self.legend.items:
             label.setText(label.text, size=f"{round(theme.SMALL_PT * factor)}pt")
-        self.getPlotItem().layout.setContentsMargins(10, 16, 24, 10)
+        self.layout.setContentsMargins(10, 16, 24, 10)
 
     def smooth_lines(self, width_factor: float) -> None:
         """Antialiased, wider lines for slides: a projector shows a 3-pixel aliased line as a staircase."""
-        for item in self.getPlotItem().items:
+        for item in self.items:
             if isinstance(item, LogCurve):
                 pen = QPen(item.pen)
                 pen.setWidthF(pen.widthF() * width_factor)
@@ -248,6 +252,15 @@ class TokPlot(pg.PlotWidget):
         return self.cliff.spans[0][0] if self.cliff.spans else None
 
     # --- hover --------------------------------------------------------------------------
+    def itemChange(self, change: QGraphicsItem.GraphicsItemChange, value: object) -> object:  # noqa: N802
+        """Follow the mouse in whichever scene the plot lands in (the window's, or a PlotView's)."""
+        out = super().itemChange(change, value)
+        if change == QGraphicsItem.GraphicsItemChange.ItemSceneHasChanged:
+            scene = self.scene()
+            self._proxy = (pg.SignalProxy(scene.sigMouseMoved, rateLimit=30, slot=self._on_mouse)
+                           if scene is not None and hasattr(scene, "sigMouseMoved") else None)
+        return out
+
     def readout_text(self, i: int) -> str:
         c = self.curve_data
         assert c is not None
@@ -265,7 +278,7 @@ class TokPlot(pg.PlotWidget):
         if c is None:
             return
         pos = event[0]
-        vb = self.getPlotItem().vb
+        vb = self.vb
         if not self.sceneBoundingRect().contains(pos) or not vb.sceneBoundingRect().contains(pos):
             self.readout.hide()
             self.hover_line.hide()
@@ -281,7 +294,7 @@ class TokPlot(pg.PlotWidget):
         self.hover_line.setValue(x_log)
         self.hover_line.show()
         self.readout.setText(self.readout_text(i))
-        (x0, x1), (y0, y1) = self.getPlotItem().vb.viewRange()
+        (x0, x1), (y0, y1) = self.vb.viewRange()
         # Keep the box inside the view: left of the cursor on the right half, hanging from the top.
         self.readout.setAnchor((1, 0) if x_log > (x0 + x1) / 2 else (0, 0))
         self.readout.setPos(x_log, y1 - 0.02 * (y1 - y0))
@@ -297,3 +310,12 @@ def band_outline(x: NDArray[np.float64], low: NDArray[np.float64],
 
 def feel_color(feel: Feel) -> QColor:
     return theme.FEEL_COLOR[feel]
+
+
+class PlotView(pg.GraphicsView):
+    """One plot in a widget of its own (slide exports, the command line's plot)."""
+
+    def __init__(self, plot: TokPlot, parent: QWidget | None = None) -> None:
+        super().__init__(parent=parent, background=theme.BACKGROUND)
+        self.plot = plot
+        self.setCentralItem(plot)

@@ -17,9 +17,9 @@ class BatchPlot(TokPlot):
     binary_x = True
     axis = "batch"
 
-    def __init__(self, parent: object = None) -> None:
-        super().__init__("tok/s vs batch", "concurrent streams (batch size)", parent)
-        item = self.getPlotItem()
+    def __init__(self) -> None:
+        super().__init__("tok/s vs batch", "concurrent streams (batch size)")
+        item = self
         item.setLabel("left", "tok/s (per stream, and aggregate)")
         self.aggregate = LogCurve(pg.mkPen(theme.AGGREGATE, width=3))
         item.addItem(self.aggregate, ignoreBounds=True)

@@ -11,8 +11,8 @@ class ContextPlot(TokPlot):
     binary_x = True
     axis = "context"
 
-    def __init__(self, parent: object = None) -> None:
-        super().__init__("tok/s vs context", "context length (tokens)", parent)
+    def __init__(self) -> None:
+        super().__init__("tok/s vs context", "context length (tokens)")
 
     def show_snapshot(self, snap: Snapshot) -> None:
         w = snap.session.scenario.workload
@@ -24,7 +24,7 @@ class ContextPlot(TokPlot):
         """(context, tok/s) the user measured on the current hardware entry, from the window's store
         catalog (a plot outside a window, such as a slide export, has none). Depth 0 is drawn at the
         axis's left edge."""
-        store = getattr(self.window(), "store", None)
+        store = self.store
         xs, ys = measured_xy(getattr(store, "catalog", None), snap.session)
         left = float(snap.curves["context"].x[0])
         return [max(x, left) for x in xs], ys

@@ -17,9 +17,9 @@ LABEL_GAP_X, LABEL_GAP_Y = 0.22, 0.12
 class ParamsPlot(TokPlot):
     axis = "params"
 
-    def __init__(self, parent: object = None) -> None:
-        super().__init__("tok/s vs model size", "model size (billion parameters)", parent)
-        item = self.getPlotItem()
+    def __init__(self) -> None:
+        super().__init__("tok/s vs model size", "model size (billion parameters)")
+        item = self
         self.points = item.plot(pen=None, symbol="d", symbolSize=9, symbolBrush=theme.POINTS,
                                 symbolPen=pg.mkPen("w"), name="catalog models")
         self.point_labels = Labels(7.5)

@@ -95,3 +95,16 @@ def test_hover_readout_shows_exact_values(qtbot, window: MainWindow) -> None:  #
     plot.show_readout(10)
     assert plot.readout.isVisible()
     assert f"{c.decode[10]:.1f} tok/s realistic" in plot.readout.textItem.toPlainText()
+
+
+def test_hover_in_the_shared_scene_reaches_only_the_plot_under_the_mouse(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    params, batch = window.plots["params"], window.plots["batch"]
+    assert params.scene() is batch.scene()  # one view, one scene for the three plots
+    window.resize(1600, 1000)
+    window.show()
+    qtbot.waitExposed(window)
+    centre = params.vb.sceneBoundingRect().center()
+    params.scene().sigMouseMoved.emit(centre)
+    qtbot.waitUntil(params.readout.isVisible, timeout=2000)
+    assert not batch.readout.isVisible()
+    assert "B parameters" in params.readout.textItem.toPlainText()

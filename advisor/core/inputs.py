@@ -29,8 +29,10 @@ UNKNOWN_LAYERS = 100
 def split_params(model: ModelArch) -> tuple[float, float, float]:
     """(dense params, routed-expert params, expert share) in parameters.
 
-    From total = dense + n·E and active = dense + k·E. Without an expert count, all weights are
-    treated as experts read at active/total, which gives the same bytes per token at batch 1."""
+    From total = dense + n·E and active = dense + k·E. Without an expert count, or when the counts
+    contradict each other (active below k/n of the total would need a negative dense part), all
+    weights are treated as experts read at active/total, which gives the same bytes per token at
+    batch 1."""
     total = model.total_params_b * BILLION
     active = model.active_b * BILLION
     if not model.is_moe:
@@ -39,7 +41,8 @@ def split_params(model: ModelArch) -> tuple[float, float, float]:
     if n and k and n > k:
         per_expert = (total - active) / (n - k)
         experts = n * per_expert
-        return total - experts, experts, k / n
+        if experts <= total:
+            return total - experts, experts, k / n
     return 0.0, total, active / total
 
 

@@ -9,6 +9,7 @@ from advisor.core.curves import curve
 from advisor.core.evaluate import evaluate
 from advisor.core.feel import Feel, feel
 from advisor.core.hardware import Hardware, HardwareClass
+from advisor.core.inputs import split_params
 from advisor.core.kv import kv_bytes, kv_shape
 from advisor.core.model import ModelArch
 from advisor.core.quant import KVPrecision, Quant
@@ -132,6 +133,18 @@ def test_moe_reads_active_but_stores_total() -> None:
     r = evaluate(scen(model=moe, bits=4.89, context=0))
     assert r.weights_gb == pytest.approx(30.5 * 4.89 / 8)
     assert r.weights_read_gb == pytest.approx(3.3 * 4.89 / 8)
+
+
+def test_moe_counts_that_contradict_each_other_still_read_the_active_bytes() -> None:
+    """1 of 8 experts of a 1 B model is 0.125 B, yet 0.0625 B are active: no dense part can satisfy both
+    (hypothesis found it: the device read went negative and more bandwidth made decode slower). The
+    split falls back to reading active ÷ total of every weight."""
+    odd = ModelArch(total_params_b=1.0, active_params_b=0.0625, experts=8, experts_active=1)
+    dense, experts, share = split_params(odd)
+    assert (dense, experts, share) == (0.0, pytest.approx(1e9), pytest.approx(0.0625))
+    r = evaluate(scen(model=odd, bits=4.0, context=0))
+    assert r.weights_read_gb == pytest.approx(0.0625 * 4 / 8)
+    assert split_params(ModelArch(total_params_b=30.5, active_params_b=3.3, experts=128, experts_active=8))[0] > 0
 
 
 @pytest.mark.parametrize(("tok_s", "expected"), [(2.0, Feel.BROKEN), (5.0, Feel.PAINFUL), (10.0, Feel.CHAT),

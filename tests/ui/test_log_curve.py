@@ -25,3 +25,14 @@ def test_curve_keeps_data_draws_log_and_skips_lone_points(qtbot) -> None:  # typ
     rect = curve._data_rect
     assert (rect.left(), rect.right()) == pytest.approx((0.0, 3.0))
     assert (rect.top(), rect.bottom()) == pytest.approx((np.log10(5), np.log10(50)))
+
+
+def test_points_keep_data_skip_non_positive_and_hide_when_empty(qtbot) -> None:  # type: ignore[no-untyped-def]
+    from advisor.ui.plots.points import Points
+
+    pts = Points(pg.mkBrush("r"), pg.mkPen("w"), 9)
+    pts.setData(np.array([1.0, 10.0, 0.0]), np.array([100.0, 0.0, 5.0]))  # only (1, 100) can be drawn
+    xs, ys = pts.getData()
+    assert list(xs) == [1.0] and list(ys) == [100.0] and pts.isVisible()
+    pts.setData(np.zeros(0), np.zeros(0))
+    assert not pts.isVisible()

@@ -51,19 +51,19 @@ def test_paste_fit_save_and_points_on_the_plot(window: MainWindow, qtbot) -> Non
     assert "dgx-spark-mine" in load_catalog(user_catalog_dir()).hardware  # on disk, in the user's catalog
     assert "dgx-spark-mine" in window.hardware_panel.list.visible_ids()
 
-    # The measured decode points are drawn on the context plot (depth 0 at the axis's left edge);
-    # the plot is in log mode, so the item holds log10 values.
+    # The measured decode points are drawn on the context plot (depth 0 at the axis's left edge).
     xs, ys = window.plots["context"].measured.getData()
-    assert list(10 ** ys) == pytest.approx([29.30, 28.27, 27.42, 25.93, 22.70])
-    assert xs is not None and 10 ** xs[1] == pytest.approx(4096 + 16)
-    assert 10 ** xs[0] == pytest.approx(window.store.snapshot.curves["context"].x[0])
+    assert list(ys) == pytest.approx([29.30, 28.27, 27.42, 25.93, 22.70])
+    assert xs[1] == pytest.approx(4096 + 16)
+    assert xs[0] == pytest.approx(window.store.snapshot.curves["context"].x[0])
+    assert window.plots["context"].measured.isVisible()
 
     # Another GPU: its own η (none measured), and no points; back again: the measured η returns.
     window.hardware_panel._picked("rtx-4090")
     assert store.session.scenario.workload.efficiency is None
     assert store.session.scenario.workload.compute_efficiency is None
     xs, ys = window.plots["context"].measured.getData()
-    assert xs is None or len(xs) == 0
+    assert len(xs) == 0 and not window.plots["context"].measured.isVisible()
     window.hardware_panel._picked("dgx-spark-mine")
     assert store.session.scenario.workload.efficiency == pytest.approx(fit.decode.eta)
     assert len(window.plots["context"].measured.getData()[1]) == 5

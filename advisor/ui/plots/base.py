@@ -23,6 +23,7 @@ from advisor.ui import theme
 from advisor.ui.plots.axes import LogAxis
 from advisor.ui.plots.labels import Label, Labels
 from advisor.ui.plots.log_curve import LogCurve
+from advisor.ui.plots.points import Points
 from advisor.ui.plots.spans import Band, Dot, Grid, Spans
 
 Y_MIN, Y_MAX = 0.5, 5000.0
@@ -112,9 +113,10 @@ class TokPlot(pg.PlotItem):
         self.marker.setZValue(30)
         item.addItem(self.marker, ignoreBounds=True)
         # The user's own measurements (advisor.measure): one scatter item, empty until there are some.
-        self.measured = item.plot(pen=None, symbol="d", symbolSize=11, symbolBrush=pg.mkBrush(theme.AXIS),
-                                  symbolPen=pg.mkPen("w", width=1.5))
+        self.measured = Points(pg.mkBrush(theme.AXIS), pg.mkPen("w", width=1.5), 11)
         self.measured.setZValue(20)
+        self.measured.setVisible(False)
+        item.addItem(self.measured, ignoreBounds=True)
         self._measured_in_legend = False
         self._measured_xy: tuple[tuple[float, ...], tuple[float, ...]] = ((), ())
 

@@ -35,6 +35,7 @@ class LogCurve(pg.GraphicsObject):
         self._runs: list[tuple[int, int]] = []
         self._data_rect = QRectF()
         self._bounds: QRectF | None = None  # data rect padded by the pen, for the current view
+        self._pad: tuple[float, float] | None = None  # half the pen in view units: once per view change
 
     def set_xy(self, x: NDArray[np.float64], y: NDArray[np.float64]) -> None:
         self.data_xy = (x, y)
@@ -55,15 +56,18 @@ class LogCurve(pg.GraphicsObject):
     def viewTransformChanged(self) -> None:  # noqa: N802 - pyqtgraph's name
         super().viewTransformChanged()
         self.prepareGeometryChange()
-        self._bounds = None
+        self._bounds = self._pad = None
 
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name
         if self._bounds is None:
             rect = QRectF(self._data_rect)
-            px = self.pixelVectors()
-            if not rect.isNull() and px is not None and px[0] is not None:
-                pad = self.pen.widthF() / 2 + 1
-                dx, dy = abs(px[0].x()) * pad, abs(px[1].y()) * pad
+            if self._pad is None:
+                px = self.pixelVectors()
+                if px is not None and px[0] is not None:
+                    half = self.pen.widthF() / 2 + 1
+                    self._pad = (abs(px[0].x()) * half, abs(px[1].y()) * half)
+            if not rect.isNull() and self._pad is not None:
+                dx, dy = self._pad
                 rect.adjust(-dx, -dy, dx, dy)
             view = self.viewRect()
             # The view clips what it draws: bounds past it would only make the axes repaint too.

@@ -7,6 +7,7 @@ import pyqtgraph as pg
 from advisor.ui import theme
 from advisor.ui.plots.base import TokPlot, log10
 from advisor.ui.plots.labels import Label, Labels
+from advisor.ui.plots.points import Points
 from advisor.ui.store import Extras, Snapshot
 
 MAX_LABELS = 14
@@ -20,8 +21,10 @@ class ParamsPlot(TokPlot):
     def __init__(self) -> None:
         super().__init__("tok/s vs model size", "model size (billion parameters)")
         item = self
-        self.points = item.plot(pen=None, symbol="d", symbolSize=9, symbolBrush=theme.POINTS,
-                                symbolPen=pg.mkPen("w"), name="catalog models")
+        self.points = Points(pg.mkBrush(theme.POINTS), pg.mkPen("w"), 9)
+        self.points.setZValue(20)
+        item.addItem(self.points, ignoreBounds=True)
+        self.legend.addItem(self.points, "catalog models")
         self.point_labels = Labels(7.5)
         self.point_labels.setZValue(40)
         item.addItem(self.point_labels, ignoreBounds=True)

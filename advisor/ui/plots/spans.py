@@ -70,19 +70,24 @@ class Grid(ViewOverlay):
         super().__init__()
         self.axes = (x_axis, y_axis)
         self.pen = pen
+        self._lines: tuple[QRectF, list[QLineF]] | None = None  # for the view they were made for
+
+    def _lines_for(self, view: QRectF) -> list[QLineF]:
+        if self._lines is None or self._lines[0] != view:  # ticks move only when the range does
+            x_axis, y_axis = self.axes
+            lines = [QLineF(x, view.top(), x, view.bottom())
+                     for _, xs in x_axis.tickValues(view.left(), view.right(), view.width()) for x in xs]
+            lines += [QLineF(view.left(), y, view.right(), y)
+                      for _, ys in y_axis.tickValues(view.top(), view.bottom(), view.height()) for y in ys]
+            self._lines = (QRectF(view), lines)
+        return self._lines[1]
 
     def paint(self, p: QPainter, *args: object) -> None:
         view = self.viewRect()
         if view is None:
             return
         p.setPen(self.pen)
-        x_axis, y_axis = self.axes
-        for _, xs in x_axis.tickValues(view.left(), view.right(), view.width()):
-            for x in xs:
-                p.drawLine(QLineF(x, view.top(), x, view.bottom()))
-        for _, ys in y_axis.tickValues(view.top(), view.bottom(), view.height()):
-            for y in ys:
-                p.drawLine(QLineF(view.left(), y, view.right(), y))
+        p.drawLines(self._lines_for(view))
 
 
 class Dot(pg.GraphicsObject):

@@ -36,3 +36,27 @@ def test_points_keep_data_skip_non_positive_and_hide_when_empty(qtbot) -> None: 
     assert list(xs) == [1.0] and list(ys) == [100.0] and pts.isVisible()
     pts.setData(np.zeros(0), np.zeros(0))
     assert not pts.isVisible()
+
+
+def test_optional_labels_give_way_to_the_ones_that_must_show(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """A band's name is left out where the cliff's label would sit on it; apart, both show."""
+    from PySide6.QtGui import QImage, QPainter
+
+    from advisor.ui.plots.labels import Label, Labels
+
+    def drawn(labels: list[Label]) -> int:
+        item = Labels(9)
+        item.set_labels(labels)
+        img = QImage(400, 100, QImage.Format.Format_ARGB32)
+        img.fill(0)
+        p = QPainter(img)
+        item.paint(p)
+        p.end()
+        return sum(1 for x in range(0, 400, 2) for y in range(0, 100, 2) if img.pixel(x, y) != 0)
+
+    cliff = Label(10, 10, "offload cliff", "#D55E00", bold=True)
+    band_on_it = Label(20, 12, "instant", "#6b6b6b", optional=True)
+    band_apart = Label(300, 60, "instant", "#6b6b6b", optional=True)
+    alone = drawn([cliff])
+    assert drawn([cliff, band_on_it]) == alone
+    assert drawn([cliff, band_apart]) > alone

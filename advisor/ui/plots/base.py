@@ -173,7 +173,7 @@ class TokPlot(pg.PlotItem):
 
         edges = [y_lo - 5, *(log10(t) for t in thresholds), y_hi + 5]
         self.band_spans.set_spans([(edges[k], edges[k + 1], theme.FEEL_BRUSH[f], None) for k, f in enumerate(FEELS)])
-        labels = [Label(x1, min(edges[k + 1], y_hi), f.value, theme.FEEL_TEXT, (1.05, 0.0))
+        labels = [Label(x1, min(edges[k + 1], y_hi), f.value, theme.FEEL_TEXT, (1.05, 0.0), optional=True)
                   for k, f in enumerate(FEELS) if edges[k] < y_hi and min(edges[k + 1], y_hi) > y_lo]
         self.threshold.setValue(log10(threshold))
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from PySide6.QtCore import QPointF
+from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QStaticText, QTransform
 
 from advisor.ui.plots.spans import ViewOverlay
@@ -20,6 +20,7 @@ class Label(NamedTuple):
     color: str
     anchor: tuple[float, float] = (0.0, 0.0)  # (0, 0): the text's top-left at (x, y); (1, 1): bottom-right
     bold: bool = False
+    optional: bool = False  # left out where it would overlap a label that is not
 
 
 class Labels(ViewOverlay):
@@ -63,15 +64,20 @@ class Labels(ViewOverlay):
 
     def paint(self, p: QPainter, *args: object) -> None:
         to_device = p.transform()
+        placed: list[tuple[Label, QRectF]] = []
+        for lab in sorted(self.labels, key=lambda lab: lab.optional):  # the ones that must show first
+            static, w, h = self._static(lab.text, lab.bold)
+            at = to_device.map(QPointF(lab.x, lab.y))
+            rect = QRectF(at.x() - lab.anchor[0] * w, at.y() - lab.anchor[1] * h, w, h)
+            if lab.optional and any(rect.intersects(other) for _, other in placed):
+                continue
+            placed.append((lab, rect))
         p.save()
         p.resetTransform()
         for bold in (False, True):
             p.setFont(self._font(bold)[0])
-            for lab in self.labels:
-                if lab.bold != bold:
-                    continue
-                static, w, h = self._static(lab.text, bold)
-                at = to_device.map(QPointF(lab.x, lab.y))
-                p.setPen(QColor(lab.color))
-                p.drawStaticText(QPointF(at.x() - lab.anchor[0] * w, at.y() - lab.anchor[1] * h), static)
+            for lab, rect in placed:
+                if lab.bold == bold:
+                    p.setPen(QColor(lab.color))
+                    p.drawStaticText(rect.topLeft(), self._static(lab.text, bold)[0])
         p.restore()

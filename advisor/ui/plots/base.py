@@ -53,14 +53,13 @@ class TokPlot(pg.PlotItem):
         super().__init__(axisItems=axes)
         self.base_title = title
         self.store: object | None = None  # the window's store, for the user's measured points
-        item = self
-        item.setLogMode(x=True, y=True)
-        item.setLabel("left", "tok/s per stream")
-        item.setLabel("bottom", x_label)
-        item.setMenuEnabled(False)
-        item.hideButtons()
+        self.setLogMode(x=True, y=True)
+        self.setLabel("left", "tok/s per stream")
+        self.setLabel("bottom", x_label)
+        self.setMenuEnabled(False)
+        self.hideButtons()
         for side in ("left", "bottom"):
-            ax = item.getAxis(side)
+            ax = self.getAxis(side)
             ax.setPen(theme.AXIS)
             ax.setTextPen(theme.AXIS)
             ax.setStyle(tickFont=QFont(theme.FONT, theme.TICK_PT))
@@ -68,55 +67,55 @@ class TokPlot(pg.PlotItem):
             # the view for the ticks): blit them from a cache instead of re-playing them each time.
             ax.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.vb.setMouseEnabled(x=False, y=False)
-        self.legend = item.addLegend(offset=(10, -10), labelTextColor=theme.AXIS, brush=pg.mkBrush(255, 255, 255, 220))
+        self.legend = self.addLegend(offset=(10, -10), labelTextColor=theme.AXIS, brush=pg.mkBrush(255, 255, 255, 220))
 
         grid_pen = pg.mkPen(theme.over_white(QColor(theme.GRID), 0.25), width=1)
         grid_pen.setCosmetic(True)
-        self.grid = Grid(item.getAxis("bottom"), item.getAxis("left"), grid_pen)
+        self.grid = Grid(self.getAxis("bottom"), self.getAxis("left"), grid_pen)
         self.grid.setZValue(-90)
-        item.addItem(self.grid, ignoreBounds=True)
+        self.addItem(self.grid, ignoreBounds=True)
 
         # Interactivity bands: spans of log10(tok/s) across the plot, one label each.
         self.band_spans = Spans(horizontal=True)
         self.band_spans.setZValue(-100)
-        item.addItem(self.band_spans, ignoreBounds=True)
+        self.addItem(self.band_spans, ignoreBounds=True)
         # Band names, the cliff's and the no-run zone's labels: one item draws them all.
         self.labels = Labels(theme.SMALL_PT)
         self.labels.setZValue(50)
-        item.addItem(self.labels, ignoreBounds=True)
+        self.addItem(self.labels, ignoreBounds=True)
         self.threshold = pg.InfiniteLine(angle=0, movable=False,
                                          pen=pg.mkPen(theme.THRESHOLD, width=2, style=Qt.PenStyle.DashLine))
-        item.addItem(self.threshold, ignoreBounds=True)
+        self.addItem(self.threshold, ignoreBounds=True)
 
         # The offload cliff and, past it, where nothing runs: spans of log10(x).
         self.cliff = Spans(horizontal=False)
         self.cliff.setZValue(-50)
         self.cliff_pen = pg.mkPen(theme.CLIFF, width=2)
-        item.addItem(self.cliff, ignoreBounds=True)
+        self.addItem(self.cliff, ignoreBounds=True)
 
         # Realistic line, η band and dashed ceiling. The band is one path in log10 coordinates,
         # rebuilt once per redraw (FillBetweenItem rebuilds on each of its two curves' changes).
         self.band = Band(theme.BAND_BRUSH)
         self.band.setZValue(-10)
-        item.addItem(self.band, ignoreBounds=True)
+        self.addItem(self.band, ignoreBounds=True)
         # Curves are lean items fed log10 data (see log_curve): pyqtgraph's curve items cost more per
         # repaint than drawing the line does.
         self.ceiling = LogCurve(pg.mkPen(theme.CEILING, width=2, style=Qt.PenStyle.DashLine))
         self.line = LogCurve(pg.mkPen(theme.REALISTIC, width=3))
         for curve, name in ((self.ceiling, "ceiling (η = 1)"), (self.line, "realistic")):
-            item.addItem(curve, ignoreBounds=True)
+            self.addItem(curve, ignoreBounds=True)
             self.legend.addItem(curve, name)
         # A legend swatch for the band (the fill item itself has no legend sample).
         self.band_swatch = pg.PlotDataItem([], [], pen=pg.mkPen(None), fillLevel=0, fillBrush=theme.BAND_BRUSH)
         self.legend.addItem(self.band_swatch, "η range")
         self.marker = Dot(pg.mkBrush(theme.REALISTIC))
         self.marker.setZValue(30)
-        item.addItem(self.marker, ignoreBounds=True)
+        self.addItem(self.marker, ignoreBounds=True)
         # The user's own measurements (advisor.measure): one scatter item, empty until there are some.
         self.measured = Points(pg.mkBrush(theme.AXIS), pg.mkPen("w", width=1.5), 11)
         self.measured.setZValue(20)
         self.measured.setVisible(False)
-        item.addItem(self.measured, ignoreBounds=True)
+        self.addItem(self.measured, ignoreBounds=True)
         self._measured_in_legend = False
         self._measured_xy: tuple[tuple[float, ...], tuple[float, ...]] = ((), ())
 
@@ -126,10 +125,10 @@ class TokPlot(pg.PlotItem):
         self.readout.setFont(QFont(theme.FONT, theme.SMALL_PT))
         self.readout.setZValue(100)
         self.readout.hide()
-        item.addItem(self.readout, ignoreBounds=True)
+        self.addItem(self.readout, ignoreBounds=True)
         self.hover_line = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen(theme.GRID, width=1))
         self.hover_line.hide()
-        item.addItem(self.hover_line, ignoreBounds=True)
+        self.addItem(self.hover_line, ignoreBounds=True)
         self._proxy: pg.SignalProxy | None = None  # hover: connected once the plot is in a scene
         self.curve_data: Curve | None = None
         self._range: tuple[float, ...] = ()
@@ -150,7 +149,6 @@ class TokPlot(pg.PlotItem):
         same_curves = self.curve_data is not None and all(
             np.array_equal(getattr(self.curve_data, f), getattr(c, f)) for f in fields)
         self.curve_data = c
-        item = self
         self.set_title(title)
         runs = c.runs
         if not same_curves:  # dragging the context moves only the marker on its own plot: repaint just that
@@ -168,8 +166,8 @@ class TokPlot(pg.PlotItem):
         y_lo = log10(Y_MIN)
         if (x0, x1, y_lo, y_hi) != self._range:  # re-ranging re-lays out the axes: only when it moved
             self._range = (x0, x1, y_lo, y_hi)
-            item.setXRange(x0, x1, padding=0.02)
-            item.setYRange(y_lo, y_hi, padding=0.0)
+            self.setXRange(x0, x1, padding=0.02)
+            self.setYRange(y_lo, y_hi, padding=0.0)
 
         edges = [y_lo - 5, *(log10(t) for t in thresholds), y_hi + 5]
         self.band_spans.set_spans([(edges[k], edges[k + 1], theme.FEEL_BRUSH[f], None) for k, f in enumerate(FEELS)])

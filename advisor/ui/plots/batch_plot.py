@@ -19,16 +19,15 @@ class BatchPlot(TokPlot):
 
     def __init__(self) -> None:
         super().__init__("tok/s vs batch", "concurrent streams (batch size)")
-        item = self
-        item.setLabel("left", "tok/s (per stream, and aggregate)")
+        self.setLabel("left", "tok/s (per stream, and aggregate)")
         self.aggregate = LogCurve(pg.mkPen(theme.AGGREGATE, width=3))
-        item.addItem(self.aggregate, ignoreBounds=True)
+        self.addItem(self.aggregate, ignoreBounds=True)
         self.legend.addItem(self.aggregate, "aggregate")
         self.crossover = pg.InfiniteLine(angle=90, movable=False,
                                          pen=pg.mkPen(theme.AGGREGATE, width=2, style=Qt.PenStyle.DotLine))
         self.crossover_label = Labels(theme.SMALL_PT)
-        item.addItem(self.crossover, ignoreBounds=True)
-        item.addItem(self.crossover_label, ignoreBounds=True)
+        self.addItem(self.crossover, ignoreBounds=True)
+        self.addItem(self.crossover_label, ignoreBounds=True)
 
     def show_snapshot(self, snap: Snapshot) -> None:
         w = snap.session.scenario.workload

@@ -20,14 +20,13 @@ class ParamsPlot(TokPlot):
 
     def __init__(self) -> None:
         super().__init__("tok/s vs model size", "model size (billion parameters)")
-        item = self
         self.points = Points(pg.mkBrush(theme.POINTS), pg.mkPen("w"), 9)
         self.points.setZValue(20)
-        item.addItem(self.points, ignoreBounds=True)
+        self.addItem(self.points, ignoreBounds=True)
         self.legend.addItem(self.points, "catalog models")
         self.point_labels = Labels(7.5)
         self.point_labels.setZValue(40)
-        item.addItem(self.point_labels, ignoreBounds=True)
+        self.addItem(self.point_labels, ignoreBounds=True)
         self.names: tuple[str, ...] = ()
 
     def show_snapshot(self, snap: Snapshot) -> None:

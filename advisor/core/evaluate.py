@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from advisor.core.calibration import BACKEND_LABELS, terms_for
@@ -139,13 +141,17 @@ def _prefill_text(s: Scenario, inp: Inputs, out: Outputs) -> str:
     return text
 
 
-def evaluate(scenario: Scenario) -> Result:
+def evaluate(scenario: Scenario, explain: bool = True) -> Result:
+    """Everything the window and the command line show for one scenario; `explain=False` leaves out
+    the worked arithmetic (Result.steps), which is most of the cost."""
     inp = build_inputs(scenario)
     out = solve(inp)
-    return _result(scenario, inp, out)
+    return _result(scenario, inp, out, explain)
 
 
-def _result(s: Scenario, inp: Inputs, out: Outputs) -> Result:
+def _result(s: Scenario, inp: Inputs, out: Outputs, explain: bool = True) -> Result:
+    """The numbers, and with `explain` the arithmetic behind each as Steps (the window skips the
+    text while a slider drags and asks for it once edits pause)."""
     hw, m, q, w = s.hardware, s.model, s.quant, s.workload
     eta = decode_eta(s)
     runs = bool(_f(out.runs))
@@ -160,24 +166,28 @@ def _result(s: Scenario, inp: Inputs, out: Outputs) -> Result:
     kv_known = bool(_f(inp.kv_full) + _f(inp.kv_window) > 0)
     notes: list[str] = []
     steps: list[Step] = []
+
+    def step(label: str, text: Callable[[], str]) -> None:
+        if explain:
+            steps.append(Step(label=label, text=text()))
     if w.backend is not None and backend_in_use(s) is not w.backend:
         notes.append(f"{BACKEND_LABELS[w.backend]} does not run on {hw.name}: using "
                      f"{BACKEND_LABELS[backend_in_use(s)]}, its usual backend.")
 
-    steps.append(Step(label="Weights", text=(
+    step("Weights", lambda: (
         f"{num(m.total_params_b)} B params × {num(q.bits_per_weight)} bits ÷ 8 = {num(weights / GB)} GB stored"
         + (f"; {num(m.active_b)} B active → {num(weights_read / GB)} GB read per token" if m.is_moe else "")
-    )))
+    ))
     if kv_known:
         per_tok = _f(inp.kv_full) + _f(inp.kv_window)
         capped = f" (sliding layers stop at {int(_f(inp.window)):,})" if _f(inp.kv_window) > 0 else ""
-        steps.append(Step(label="KV cache", text=(
+        step("KV cache", lambda: (
             f"{per_tok:,.0f} bytes/token{capped} × {w.context + w.output_tokens:,} tokens × {w.streams} "
             f"stream{'s' if w.streams > 1 else ''} = {num(kv / GB)} GB ({w.kv_cache.value})"
-        )))
+        ))
     else:
         notes.append("No architecture given: the KV cache counts as zero, so long contexts look faster than they are.")
-        steps.append(Step(label="KV cache", text="no layer/head shape given, so KV counts as zero"))
+        step("KV cache", lambda: "no layer/head shape given, so KV counts as zero")
 
     fast_cap = hw.fast_capacity_gb * GB
     memory_line = (f"{num(weights / GB)} weights + {num(kv / GB)} KV + {num(overhead / GB)} overhead"
@@ -195,7 +205,7 @@ def _result(s: Scenario, inp: Inputs, out: Outputs) -> Result:
         memory_line += (f": {layers - on_device} of {layers} layers ({num(host_stored / GB)} GB) "
                         f"go to host memory — the offload cliff")
         notes.append("Part of the model sits in host memory: every token waits on the slow pool.")
-    steps.append(Step(label="Memory", text=memory_line))
+    step("Memory", lambda: memory_line)
 
     decode = _f(out.decode) if runs else None
     ceiling = _f(out.ceiling) if runs else None
@@ -203,44 +213,44 @@ def _result(s: Scenario, inp: Inputs, out: Outputs) -> Result:
     fast_bw = _f(inp.fast_bw)
     if runs:
         if host_read > 0:
-            steps.append(Step(label="Decode ceiling", text=(
+            step("Decode ceiling", lambda: (
                 f"{num(fast_read / GB)} GB ÷ {num(fast_bw / GB)} GB/s + {num(host_read / GB)} GB ÷ "
                 f"{num(_f(inp.host_bw) / GB)} GB/s host = {num(_f(out.t_mem_ceiling) * MS_PER_S)} ms per step "
                 f"→ {num(_f(out.ceiling))} tok/s ceiling"
-            )))
+            ))
         else:
-            steps.append(Step(label="Decode ceiling", text=(
+            step("Decode ceiling", lambda: (
                 f"{num(fast_bw / GB)} GB/s ÷ {num(fast_read / GB)} GB read per step = "
                 f"{num(_f(out.ceiling))} tok/s ceiling"
-            )))
-        steps.append(Step(label="Decode realistic", text=_realistic_text(s, inp, out, eta)))
+            ))
+        step("Decode realistic", lambda: _realistic_text(s, inp, out, eta))
     compute_bound = bool(_f(out.t_compute) > _f(out.t_mem))
     if compute_bound and runs:
         notes.append("Compute-bound: the batch's arithmetic takes longer than reading the weights.")
-        steps.append(Step(label="Compute", text=(
+        step("Compute", lambda: (
             f"{w.streams} streams × {num((2 * _f(inp.active_params) + _f(attention_flops(inp, inp.context))) / 1e9)} "
             f"GFLOP/token ÷ {num(hw.compute_tflops * _f(inp.compute_eta))} TFLOPS realized = "
             f"{num(_f(out.t_compute) * MS_PER_S)} ms per step, longer than the memory time"
-        )))
+        ))
 
     tokens_per_pass = _f(out.spec_tokens_per_pass)
     exceeds = bool(runs and w.speculative.enabled and decode is not None and ceiling is not None and decode > ceiling)
     if w.speculative.enabled and runs:
         sp = w.speculative
-        steps.append(Step(label="Speculative", text=(
+        step("Speculative", lambda: (
             f"draft {num(sp.draft_params_b)} B proposes {sp.draft_length}; accepted α = {sp.acceptance:.2f} → "
             f"(1 − α^{sp.draft_length + 1}) ÷ (1 − α) = {num(tokens_per_pass)} tokens per target pass "
             f"→ {num(decode or 0)} tok/s"
-        )))
+        ))
         if exceeds:
             notes.append("Speculative decoding beats the one-read-per-token ceiling here.")
 
     prefill = _f(out.prefill) if runs else None
     if runs:
         if w.prefill_rate is not None:
-            steps.append(Step(label="Prefill", text=f"measured {num(w.prefill_rate)} tok/s"))
+            step("Prefill", lambda: f"measured {num(w.prefill_rate)} tok/s")
         else:
-            steps.append(Step(label="Prefill", text=_prefill_text(s, inp, out)))
+            step("Prefill", lambda: _prefill_text(s, inp, out))
 
     ttft = itl = response = rph = aggregate = None
     if runs and decode and prefill:
@@ -249,26 +259,26 @@ def _result(s: Scenario, inp: Inputs, out: Outputs) -> Result:
         response = ttft + w.output_tokens / decode
         aggregate = decode * w.streams
         rph = w.streams * S_PER_HOUR / response if response > 0 else None
-        steps.append(Step(label="Latency", text=(
+        step("Latency", lambda: (
             f"TTFT {w.prompt_tokens:,} ÷ {num(prefill)} = {num(ttft)} s; inter-token 1000 ÷ {num(decode)} = "
             f"{num(itl)} ms; response {num(ttft)} + {w.output_tokens:,} ÷ {num(decode)} = {num(response)} s"
-        )))
+        ))
         if w.streams > 1 and rph is not None:
-            steps.append(Step(label="Throughput", text=(
+            step("Throughput", lambda: (
                 f"{num(decode)} × {w.streams} streams = {num(aggregate)} tok/s aggregate; "
                 f"{w.streams} × 3,600 ÷ {num(response)} s = {num(rph, 4)} requests/hour"
-            )))
+            ))
 
     low = high = None
     if runs and decode is not None:
         low, high = _band(s, decode)
         lo, hi = decode_band(s)
-        steps.append(Step(label="Band", text=(
+        step("Band", lambda: (
             f"measured ÷ predicted ran {lo:.2f}–{hi:.2f} (10th–90th percentile) for "
-            f"{s.hardware.kind.value} with {w.engine.value} in the validation → {num(low)}–{num(high)} tok/s")))
+            f"{s.hardware.kind.value} with {w.engine.value} in the validation → {num(low)}–{num(high)} tok/s"))
     cls = feel(decode, w.feel_thresholds) if decode is not None else None
     if cls is not None:
-        steps.append(Step(label="Feel", text=f"{num(decode or 0)} tok/s per stream: {FEEL_TEXT[cls]}"))
+        step("Feel", lambda: f"{num(decode or 0)} tok/s per stream: {FEEL_TEXT[cls]}")
 
     return Result(
         runs=runs, fits=fits, decode_tok_s=decode, decode_low_tok_s=low, decode_high_tok_s=high,

@@ -8,8 +8,10 @@ from PySide6.QtCore import QRectF, QSize, Qt, QTimer
 from PySide6.QtGui import QColor, QPainter, QPaintEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy, QTextBrowser, QVBoxLayout, QWidget
 
+from advisor.core.evaluate import evaluate
 from advisor.core.fmt import num
 from advisor.core.result import Result
+from advisor.session import Session
 from advisor.ui import theme
 from advisor.ui.number_grid import NumberGrid
 from advisor.ui.store import Snapshot, Store
@@ -99,7 +101,8 @@ class NumbersPanel(QWidget):
         self._steps_timer.setSingleShot(True)
         self._steps_timer.setInterval(STEPS_DELAY_MS)
         self._steps_timer.timeout.connect(self._show_steps)
-        self._pending_steps = ""
+        self.store = store
+        self._steps_session: Session | None = None  # the scenario the shown arithmetic belongs to
         store.changed.connect(self.show_snapshot)
         self.show_snapshot(store.snapshot)
         self._show_steps()
@@ -135,14 +138,18 @@ class NumbersPanel(QWidget):
         g.set_value("memory", f"{num(r.total_gb)} GB of {num(r.fast_capacity_gb)} GB"
                     + (f" — {num(over)} GB over" if over > 0 else ""), QColor(theme.CLIFF) if over > 0 else None)
         self.bar.set_result(r)
-        lines = [f"<b>{escape(s.label)}</b>: {escape(s.text)}" for s in r.steps]
-        lines += [f"<i>{escape(n)}</i>" for n in r.notes]
-        self._pending_steps = "<br>".join(lines)
-        if self._pending_steps != self._steps_html:
+        if snap.session != self._steps_session:
             self._steps_timer.start()
 
     def _show_steps(self) -> None:
+        """The worked arithmetic for the current scenario (the store's results leave it out)."""
         self._steps_timer.stop()
-        if self._pending_steps != self._steps_html:
-            self._steps_html = self._pending_steps
-            self.steps.setHtml(self._steps_html)
+        session = self.store.session
+        r = evaluate(session.scenario)
+        lines = [f"<b>{escape(s.label)}</b>: {escape(s.text)}" for s in r.steps]
+        lines += [f"<i>{escape(n)}</i>" for n in r.notes]
+        html = "<br>".join(lines)
+        self._steps_session = session
+        if html != self._steps_html:
+            self._steps_html = html
+            self.steps.setHtml(html)

@@ -169,7 +169,9 @@ class Store(QObject):
 
     def _compute(self, session: Session) -> Snapshot:
         s = session.scenario
-        return Snapshot(session=session, result=evaluate(s), curves={axis: self._curve(s, axis) for axis in AXES})
+        # The worked arithmetic is left out: only the numbers panel shows it, once edits pause.
+        return Snapshot(session=session, result=evaluate(s, explain=False),
+                        curves={axis: self._curve(s, axis) for axis in AXES})
 
     def _curve(self, s: Scenario, axis: Axis) -> Curve:
         """The axis's curve, reused while only its own variable moved (then just the marker moves)."""

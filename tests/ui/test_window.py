@@ -11,6 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication, QImage
 
 from advisor.core.curves import curve
+from advisor.core.evaluate import evaluate
 from advisor.core.fmt import num
 from advisor.session import load_session
 from advisor.ui.main_window import MainWindow
@@ -267,3 +268,13 @@ def test_slide_plots_draw_wider_smooth_lines(window: MainWindow) -> None:
     assert not window.plots["context"].line.opts["antialias"]  # the window's own plot is untouched
     assert window.plots["context"].line.pen.widthF() == pytest.approx(3.0)
     view.deleteLater()
+
+
+def test_worked_arithmetic_follows_once_edits_pause(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    panel = window.numbers_panel
+    assert "Decode ceiling" in panel.steps.toPlainText()
+    assert window.store.snapshot.result.steps == ()  # the store leaves the text out while edits come in
+    window.store.update("workload", context=32768)
+    expected = next(st.text for st in evaluate(window.store.session.scenario).steps if st.label == "KV cache")
+    assert "33,024 tokens" in expected  # 32,768 of context + 256 of output
+    qtbot.waitUntil(lambda: expected in panel.steps.toPlainText(), timeout=2000)

@@ -60,3 +60,21 @@ def test_optional_labels_give_way_to_the_ones_that_must_show(qtbot) -> None:  # 
     alone = drawn([cliff])
     assert drawn([cliff, band_on_it]) == alone
     assert drawn([cliff, band_apart]) > alone
+
+
+def test_points_at_the_same_spot_stay_filled(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """Two catalog models can land on one spot (Qwen3 30B-A3B and its Coder twin); odd-even filling
+    would punch the shared diamond out."""
+    from PySide6.QtGui import QColor, QImage, QPainter, QTransform
+
+    from advisor.ui.plots.points import Points
+
+    pts = Points(pg.mkBrush("#CC79A7"), pg.mkPen("w"), 12)
+    pts.setData(np.array([10.0, 10.0]), np.array([10.0, 10.0]))  # log10: (1, 1) twice
+    img = QImage(40, 40, QImage.Format.Format_ARGB32)
+    img.fill(0)
+    p = QPainter(img)
+    p.setTransform(QTransform.fromTranslate(20, 20) * QTransform())  # view (1, 1) -> pixel (21, 21)
+    pts.paint(p)
+    p.end()
+    assert QColor(img.pixel(21, 21)).name().upper() == "#CC79A7"

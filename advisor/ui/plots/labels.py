@@ -30,6 +30,7 @@ class Labels(ViewOverlay):
         self.point_size = point_size
         self._fonts: dict[tuple[float, bool], tuple[QFont, QFontMetricsF]] = {}
         self._texts: dict[tuple[str, bool, float], tuple[QStaticText, float, float]] = {}
+        self.avoid: list[Labels] = []  # other label items in the same view whose text optional labels avoid
 
     def set_labels(self, labels: list[Label]) -> None:
         if labels != self.labels:
@@ -62,14 +63,22 @@ class Labels(ViewOverlay):
                 self._texts.pop(next(iter(self._texts)))
         return self._texts[key]
 
+    def rects(self, to_device: QTransform) -> list[tuple[Label, QRectF]]:
+        """Where each label's text lands, in device pixels."""
+        out = []
+        for lab in self.labels:
+            _, w, h = self._static(lab.text, lab.bold)
+            at = to_device.map(QPointF(lab.x, lab.y))
+            out.append((lab, QRectF(at.x() - lab.anchor[0] * w, at.y() - lab.anchor[1] * h, w, h)))
+        return out
+
     def paint(self, p: QPainter, *args: object) -> None:
         to_device = p.transform()
+        # Labels of other items in the same view (`avoid`) are obstacles too: optional ones give way.
+        obstacles = [rect for other in self.avoid for _, rect in other.rects(to_device)]
         placed: list[tuple[Label, QRectF]] = []
-        for lab in sorted(self.labels, key=lambda lab: lab.optional):  # the ones that must show first
-            static, w, h = self._static(lab.text, lab.bold)
-            at = to_device.map(QPointF(lab.x, lab.y))
-            rect = QRectF(at.x() - lab.anchor[0] * w, at.y() - lab.anchor[1] * h, w, h)
-            if lab.optional and any(rect.intersects(other) for _, other in placed):
+        for lab, rect in sorted(self.rects(to_device), key=lambda lr: lr[0].optional):  # must-show ones first
+            if lab.optional and any(rect.intersects(other) for other in obstacles + [r for _, r in placed]):
                 continue
             placed.append((lab, rect))
         p.save()

@@ -27,6 +27,7 @@ class ParamsPlot(TokPlot):
         self.point_labels = Labels(7.5)
         self.point_labels.setZValue(40)
         self.addItem(self.point_labels, ignoreBounds=True)
+        self.labels.avoid.append(self.point_labels)  # band names give way to the models' names
         self.names: tuple[str, ...] = ()
 
     def show_snapshot(self, snap: Snapshot) -> None:
@@ -54,9 +55,12 @@ class ParamsPlot(TokPlot):
                                                 for a, b in kept):
                 continue
             kept.append((lx, ly))
-            labels.append(Label(lx, ly, f" {self.names[i]}", theme.AXIS if keys[i] == chosen else theme.FEEL_TEXT,
-                                (0.0, 1.0), keys[i] == chosen))
+            mine = keys[i] == chosen
+            # Other models' names give way where, at this plot's size, they would overlap one already drawn.
+            labels.append(Label(lx, ly, f" {self.names[i]}", theme.AXIS if mine else theme.FEEL_TEXT,
+                                (0.0, 1.0), mine, optional=not mine))
         self.point_labels.set_labels(labels)
+        self.labels.update()  # the band names may now give way
 
     def format_x(self, x: float) -> str:
         return f"{x:,.1f} B parameters"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from numpy.typing import NDArray
-from PySide6.QtCore import QPointF, QRectF
+from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QPainter, QPainterPath, QPen, QPolygonF
 
 from advisor.ui.plots.spans import to_device
@@ -67,6 +67,7 @@ class Points(pg.GraphicsObject):
             dev_x, dev_y = to_device(p, self._xy)
             r = self.size / 2
             path = QPainterPath()
+            path.setFillRule(Qt.FillRule.WindingFill)  # two models at one spot: still a filled diamond
             for cx, cy in zip(dev_x.tolist(), dev_y.tolist(), strict=True):
                 path.addPolygon(QPolygonF([QPointF(cx, cy - r), QPointF(cx + r, cy), QPointF(cx, cy + r),
                                            QPointF(cx - r, cy), QPointF(cx, cy - r)]))

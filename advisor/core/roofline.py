@@ -101,6 +101,11 @@ def _a(x: Num) -> NDArray[np.float64]:
     return np.asarray(x, dtype=float)
 
 
+def _nan_to_zero(x: NDArray[np.float64]) -> NDArray[np.float64]:
+    """NaN ("not set") as 0 for arithmetic (np.nan_to_num also clamps infinities, at ten times the cost)."""
+    return np.where(np.isnan(x), 0.0, x)
+
+
 def expert_read_share(expert_share: Num, streams: Num, spread: Num = 1.0) -> NDArray[np.float64]:
     """Share of all expert weights one step reads: each of B streams routes to k of n experts, so
     the step touches n·(1 − (1 − k/n)^(B^γ)) of them (k of n at batch 1; all of them at large
@@ -138,7 +143,7 @@ def place(inp: Inputs) -> tuple[NDArray[np.float64], ...]:
     per_layer = footprint / layers
     fit_layers = np.clip(np.floor(np.divide(cap, per_layer, out=np.full_like(per_layer * cap, np.inf),
                                             where=per_layer > 0)), 0, layers)
-    on_device = np.where(has_forced, np.minimum(np.nan_to_num(forced), layers), fit_layers)
+    on_device = np.where(has_forced, np.minimum(_nan_to_zero(forced), layers), fit_layers)
     layer_host = (layers - on_device) / layers
 
     # Experts first: dense part and KV stay on the device, expert blocks leave layer by layer.
@@ -164,11 +169,11 @@ def place(inp: Inputs) -> tuple[NDArray[np.float64], ...]:
     # remaining layers are placed as usual (forced, or as many as fit in what the pinned experts free).
     cmoe = _a(inp.cpu_moe_layers)
     has_cmoe = ~np.isnan(cmoe) & (experts > 0)
-    cm_share = np.clip(np.nan_to_num(cmoe), 0, layers) / layers
+    cm_share = np.clip(_nan_to_zero(cmoe), 0, layers) / layers
     rest_per_layer = (footprint - cm_share * experts) / layers
     cm_fit = np.clip(np.floor(np.divide(cap, rest_per_layer, out=np.full_like(rest_per_layer * cap, np.inf),
                                         where=rest_per_layer > 0)), 0, layers)
-    cm_on = np.where(has_forced, np.minimum(np.nan_to_num(forced), layers), cm_fit)
+    cm_on = np.where(has_forced, np.minimum(_nan_to_zero(forced), layers), cm_fit)
     cm_layer_host = (layers - cm_on) / layers
     dense_host = np.where(has_cmoe, cm_layer_host, dense_host)
     expert_host = np.where(has_cmoe, np.maximum(cm_layer_host, cm_share), expert_host)

@@ -4,6 +4,10 @@
     .venv/bin/python benchmarks/validate.py --write    # ... and rewrite the FITTED block of
                                                        #     advisor/core/calibration.py
     .venv/bin/python benchmarks/validate.py --json     # the report as JSON
+    .venv/bin/python benchmarks/validate.py --cv       # 5-fold cross-validation by configuration inside
+                                                       #     the training rows, seeds 0..2 (writes nothing;
+                                                       #     --cv K --cv-seeds N to change; see
+                                                       #     advisor/validation/cv.py)
 
 The fit is deterministic (fixed split, fixed start, no randomness): running it twice writes the same
 constants. `python -m advisor.cli validate` reports the constants that are committed."""
@@ -15,6 +19,7 @@ import json
 import re
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -22,6 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from advisor.catalog.loader import shipped_catalog  # noqa: E402
 from advisor.core.calibration import Calibration  # noqa: E402
+from advisor.validation.cv import DEFAULT_K, DEFAULT_SEEDS, cross_validate, cv_dict, cv_text  # noqa: E402
 from advisor.validation.data import load_dataset  # noqa: E402
 from advisor.validation.fit import BACKEND_PRIOR_ROWS, fit  # noqa: E402
 from advisor.validation.report import build_report, report_text  # noqa: E402
@@ -79,8 +85,25 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--write", action="store_true", help="rewrite the FITTED block of advisor/core/calibration.py")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--cv", nargs="?", type=int, const=DEFAULT_K, default=None, metavar="K",
+                    help=f"K-fold cross-validation by configuration inside the training rows (K={DEFAULT_K} "
+                         "when not given); reports it and writes nothing")
+    ap.add_argument("--cv-seeds", type=int, default=DEFAULT_SEEDS, metavar="N",
+                    help=f"fold assignments (seeds 0..N-1) for --cv (default {DEFAULT_SEEDS})")
     args = ap.parse_args(argv)
+    if args.cv is not None and args.write:
+        ap.error("--cv writes nothing; run --write on its own")
     data = load_dataset(shipped_catalog())
+    if args.cv is not None:
+        start = time.perf_counter()
+        try:
+            cv = cross_validate(data.cases, k=args.cv, seeds=args.cv_seeds)
+        except ValueError as err:
+            ap.error(str(err))
+        print(json.dumps(cv_dict(cv), indent=2) if args.json else cv_text(cv))
+        print(f"cross-validation: {args.cv * args.cv_seeds} fits in {time.perf_counter() - start:.1f} s",
+              file=sys.stderr)
+        return 0
     result = fit(data.cases)
     cal = result.calibration
     notes = (

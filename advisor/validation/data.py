@@ -320,13 +320,18 @@ def parse_hardware_specs(text: str) -> tuple[dict[str, HardwareSpec], list[str]]
 # --- rows to scenarios ------------------------------------------------------------------------------
 
 
+def config_key(row: Measurement) -> str:
+    """A row's configuration (machine × GPU count × model × quant × bits × engine): the unit every
+    split of the rows keeps whole (the held-out split here, the cross-validation folds in cv.py)."""
+    return "|".join((row.hardware_name, str(row.gpus), row.model_name, row.quant,
+                     "" if row.bits_per_weight is None else f"{row.bits_per_weight:g}", row.engine))
+
+
 def held_out(row: Measurement) -> bool:
     """Deterministic split by configuration (machine × model × quant × engine), not by row: the tg512
     and tg1024 of one configuration land on the same side, so the held-out part is never a near copy
     of something the fit saw. About 30 % is held out."""
-    key = "|".join((row.hardware_name, str(row.gpus), row.model_name, row.quant,
-                    "" if row.bits_per_weight is None else f"{row.bits_per_weight:g}", row.engine))
-    return int(hashlib.sha256(key.encode()).hexdigest(), 16) % 10 < 3
+    return int(hashlib.sha256(config_key(row).encode()).hexdigest(), 16) % 10 < 3
 
 
 def row_kind(row: Measurement, offloaded: bool) -> Kind:

@@ -27,7 +27,7 @@ from advisor.core.fmt import num
 from advisor.core.hardware import Hardware, HardwareClass
 from advisor.core.model import ModelArch
 from advisor.core.quant import Quant
-from advisor.core.recommend import Recommendation, recommend, solve_grid
+from advisor.core.recommend import Grid, Recommendation, recommend, solve_grid
 from advisor.core.result import Result
 from advisor.core.scenario import Scenario, Workload
 from advisor.core.units import GB
@@ -144,25 +144,15 @@ def scenario_on(base: Scenario, hardware: Hardware) -> Scenario:
 
 # --- one broadcast solve over machines × models × quants ------------------------------------
 
-@dataclass(frozen=True)
-class MachineGrid:
-    """Machines down axis 0, models along axis 1, quants along axis 2."""
-
-    decode: NDArray[np.float64]
-    fits: NDArray[np.bool_]
-    runs: NDArray[np.bool_]
-    total_gb: NDArray[np.float64]
-
-
 def machine_grid(base: Scenario, hardware: Sequence[Hardware], models: Sequence[ModelArch],
-                 quants: Sequence[Quant]) -> MachineGrid:
+                 quants: Sequence[Quant]) -> Grid:
     """`solve_grid` for many machines at once: every machine's inputs become a column along a new
     first axis and the whole catalog is one broadcast solve. If the roofline's inputs ever stop being
     per-machine scalars, this falls back to one `solve_grid` per machine."""
     shape = (len(hardware), len(models), len(quants))
     if 0 in shape:
         z = np.zeros(shape)
-        return MachineGrid(z, z.astype(bool), z.astype(bool), z)
+        return Grid(z, z.astype(bool), z.astype(bool), z)
     try:
         stack = _Stack(base, hardware, models, quants)
     except STACK_ERRORS:
@@ -196,7 +186,7 @@ class _Stack:
         self.bpw = np.array([q.bytes_per_weight for q in quants], dtype=float)
         self.overhead_gb = base.workload.overhead_gb
 
-    def solve(self, h: NDArray[np.intp], m: NDArray[np.intp], q: NDArray[np.intp]) -> MachineGrid:
+    def solve(self, h: NDArray[np.intp], m: NDArray[np.intp], q: NDArray[np.intp]) -> Grid:
         from advisor.core.inputs import weight_bytes
         from advisor.core.roofline import Inputs, solve
 
@@ -204,7 +194,7 @@ class _Stack:
         kw.update(weight_bytes({k: v[m] for k, v in self.terms.items()}, self.bpw[q]))
         out = solve(Inputs(**kw))
         shape = np.broadcast_shapes(np.shape(h), np.shape(m), np.shape(q))
-        return MachineGrid(
+        return Grid(
             decode=np.broadcast_to(out.decode, shape), fits=np.broadcast_to(out.fits, shape),
             runs=np.broadcast_to(out.runs, shape),
             total_gb=np.broadcast_to((out.footprint + self.overhead_gb * GB) / GB, shape),
@@ -212,9 +202,9 @@ class _Stack:
 
 
 def _loop_grid(base: Scenario, hardware: Sequence[Hardware], models: Sequence[ModelArch],
-               quants: Sequence[Quant]) -> MachineGrid:
+               quants: Sequence[Quant]) -> Grid:
     grids = [solve_grid(scenario_on(base, h), list(models), list(quants)) for h in hardware]
-    return MachineGrid(
+    return Grid(
         decode=np.stack([g.decode for g in grids]), fits=np.stack([g.fits for g in grids]),
         runs=np.stack([g.runs for g in grids]), total_gb=np.stack([g.total_gb for g in grids]),
     )
@@ -500,7 +490,7 @@ def _next_models(has: NDArray[np.bool_], model: NDArray[np.intp], params: NDArra
     return np.where(above.any(axis=1), masked.argmin(axis=1), -1)
 
 
-def _dense_picks(grid: MachineGrid, params: NDArray[np.float64], bits: NDArray[np.float64],
+def _dense_picks(grid: Grid, params: NDArray[np.float64], bits: NDArray[np.float64],
                  threshold: float) -> _Picks:
     """The pick from a full machines × models × quants grid."""
     ok = grid.fits & (grid.decode >= threshold)

@@ -45,7 +45,8 @@ class Recommendation(Frozen):
 
 @dataclass(frozen=True)
 class Grid:
-    """Every model (rows) at every quant (columns) on the scenario's hardware and workload."""
+    """Every model (rows) at every quant (columns) on the scenario's hardware and workload; the
+    comparison's machine grid puts machines on a leading axis before them."""
 
     decode: NDArray[np.float64]
     fits: NDArray[np.bool_]

@@ -22,6 +22,7 @@ from advisor.core.feel import FEELS
 from advisor.ui import theme
 from advisor.ui.plots.axes import LogAxis, binary_label, binary_ticks, decade_ticks, friendly
 from advisor.ui.plots.base import Y_MIN, finite_or_nan, log10
+from advisor.ui.plots.labels import readout_item
 
 SLOTS = len(theme.SERIES)
 TITLES: dict[Axis, tuple[str, str]] = {
@@ -209,11 +210,7 @@ class ComparePlot(pg.PlotWidget):
         self.shown: dict[str, tuple[str, Curve]] = {}  # label -> (colour, curve), in legend order
         self._range: tuple[float, ...] = ()
 
-        self.readout = pg.TextItem("", color=theme.AXIS, anchor=(0, 0), fill=pg.mkBrush(255, 255, 255, 235),
-                                   border=pg.mkPen(theme.GRID))
-        self.readout.setFont(QFont(theme.FONT, theme.SMALL_PT))
-        self.readout.setZValue(100)
-        self.readout.hide()
+        self.readout = readout_item()
         item.addItem(self.readout, ignoreBounds=True)
         self._proxy = pg.SignalProxy(self.scene().sigMouseMoved, rateLimit=30, slot=self._on_mouse)
 

@@ -21,7 +21,7 @@ from advisor.core.curves import Curve
 from advisor.core.feel import FEELS, Feel
 from advisor.ui import theme
 from advisor.ui.plots.axes import LogAxis
-from advisor.ui.plots.labels import Label, Labels
+from advisor.ui.plots.labels import Label, Labels, readout_item
 from advisor.ui.plots.log_curve import LogCurve
 from advisor.ui.plots.points import Points
 from advisor.ui.plots.spans import Band, Dot, Grid, Spans
@@ -120,11 +120,7 @@ class TokPlot(pg.PlotItem):
         self._measured_xy: tuple[tuple[float, ...], tuple[float, ...]] = ((), ())
 
         # Hover readout.
-        self.readout = pg.TextItem("", color=theme.AXIS, anchor=(0, 0), fill=pg.mkBrush(255, 255, 255, 230),
-                                   border=pg.mkPen(theme.GRID))
-        self.readout.setFont(QFont(theme.FONT, theme.SMALL_PT))
-        self.readout.setZValue(100)
-        self.readout.hide()
+        self.readout = readout_item()
         self.addItem(self.readout, ignoreBounds=True)
         self.hover_line = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen(theme.GRID, width=1))
         self.hover_line.hide()

@@ -7,10 +7,23 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QStaticText, QTransform
 
+from advisor.ui import theme
 from advisor.ui.plots.spans import ViewOverlay
+
+
+def readout_item() -> pg.TextItem:
+    """The hover readout's box (hidden until the mouse is over the data): exact values, which need
+    a multi-line text item rather than a Label."""
+    item = pg.TextItem("", color=theme.AXIS, anchor=(0, 0), fill=pg.mkBrush(255, 255, 255, 230),
+                       border=pg.mkPen(theme.GRID))
+    item.setFont(QFont(theme.FONT, theme.SMALL_PT))
+    item.setZValue(100)
+    item.hide()
+    return item
 
 
 class Label(NamedTuple):

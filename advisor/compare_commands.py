@@ -369,6 +369,13 @@ def _buying_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
+def _catalog_machine_flags(p: argparse.ArgumentParser) -> None:
+    """For the commands that rank the whole catalog's machines."""
+    p.add_argument("--no-sets", action="store_true", help="leave out 2× and 4× multi-GPU sets")
+    p.add_argument("--pc-price", type=_non_negative, default=0.0, metavar="USD",
+                   help="add the PC around discrete GPUs (catalog GPU prices are the card alone)")
+
+
 def add_commands(sub: Any) -> None:
     cmp = sub.add_parser("compare", help="machines side by side for one model, quant and workload",
                          conflict_handler="resolve")
@@ -386,9 +393,7 @@ def add_commands(sub: Any) -> None:
             g.add_argument(f.name, type=_number(f.type) if f.type in (int, float) else f.type, help=f.help,
                            dest=_dest(f.name))
     bud.add_argument("--quants", choices=("gguf", "gpu", "all"), default="gguf", help="which quant formats to consider")
-    bud.add_argument("--no-sets", action="store_true", help="leave out 2× and 4× multi-GPU sets")
-    bud.add_argument("--pc-price", type=_non_negative, default=0.0, metavar="USD",
-                     help="add the PC around discrete GPUs (catalog GPU prices are the card alone)")
+    _catalog_machine_flags(bud)
     bud.add_argument("--top", type=_count, default=15, help="how many to list")
     _buying_flags(bud)
     bud.set_defaults(run=cmd_budget)
@@ -400,9 +405,7 @@ def add_commands(sub: Any) -> None:
                                                        "--gpus or --host-bandwidth describe it further), for upgrades")
     wwit.add_argument("--tok-s", type=_positive, required=True, help="target decode speed per stream, tok/s")
     wwit.add_argument("--ttft", type=_positive, help="target time to first token, seconds")
-    wwit.add_argument("--no-sets", action="store_true", help="leave out 2× and 4× multi-GPU sets")
-    wwit.add_argument("--pc-price", type=_non_negative, default=0.0, metavar="USD",
-                      help="add the PC around discrete GPUs (catalog GPU prices are the card alone)")
+    _catalog_machine_flags(wwit)
     wwit.add_argument("--top", type=_count, default=8, help="how many machines to list")
     _buying_flags(wwit)
     wwit.set_defaults(run=cmd_what_would_it_take)

@@ -130,6 +130,8 @@ class MainWindow(SavesToFile, QMainWindow):
         store.changed.connect(self.render)
         store.extras_changed.connect(self.plots["params"].show_extras)  # type: ignore[attr-defined]
         store.extras_changed.connect(self.show_status)
+        for plot in self.plots.values():
+            store.extras_changed.connect(plot.settle_range)
         store.rejected.connect(lambda msg: self.statusBar().showMessage(f"Not applied — {msg}", 8000))
         store.history_changed.connect(self._history)
         self.render(store.snapshot)

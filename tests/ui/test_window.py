@@ -278,3 +278,21 @@ def test_worked_arithmetic_follows_once_edits_pause(qtbot, window: MainWindow) -
     expected = next(st.text for st in evaluate(window.store.session.scenario).steps if st.label == "KV cache")
     assert "33,024 tokens" in expected  # 32,768 of context + 256 of output
     qtbot.waitUntil(lambda: expected in panel.steps.toPlainText(), timeout=2000)
+
+
+def test_tok_s_axis_holds_during_a_drag_and_settles_after(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    """Dragging to a long context needs a lower top on the batch plot: it holds while edits stream
+    in (no axis re-layout per edit), then tightens once they pause."""
+    plot = window.plots["batch"]
+    window.store.update("workload", context=512)
+    window.store.flush()
+    top_short = plot.vb.viewRange()[1][1]
+    window.store.update("workload", context=131072)
+    tight = plot._tight_y_hi
+    assert tight is not None and tight < top_short - 0.4  # the long context wants at least a half decade less
+    assert plot.vb.viewRange()[1][1] == pytest.approx(top_short)  # held
+    qtbot.waitUntil(lambda: plot.vb.viewRange()[1][1] == pytest.approx(tight), timeout=2000)
+    # After settling, the range is the one a fresh plot of the same scenario gets.
+    fresh = type(plot)()
+    fresh.show_snapshot(window.store.snapshot)
+    assert fresh.vb.viewRange()[1][1] == pytest.approx(tight)

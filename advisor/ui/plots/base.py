@@ -27,6 +27,10 @@ from advisor.ui.plots.points import Points
 from advisor.ui.plots.spans import Band, Dot, Grid, Spans
 
 Y_MIN, Y_MAX = 0.5, 5000.0
+# While edits stream in (a slider drag), the top of the tok/s axis holds still as long as the data
+# need at most this many decades less than it shows: re-ranging re-lays out and repaints the axes, about
+# a third of an edit. Once edits pause the range settles to the tight one (settle_range).
+HOLD_DECADES = 2.0
 
 
 def log10(x: float) -> float:
@@ -128,6 +132,8 @@ class TokPlot(pg.PlotItem):
         self._proxy: pg.SignalProxy | None = None  # hover: connected once the plot is in a scene
         self.curve_data: Curve | None = None
         self._range: tuple[float, ...] = ()
+        self._tight_y_hi: float | None = None  # the y top the data ask for, when the drawn one is held
+        self._last_render: tuple[Curve, float, tuple[float, ...], str, float | None] | None = None
         self._title = ""
 
     # --- drawing ------------------------------------------------------------------------
@@ -138,9 +144,11 @@ class TokPlot(pg.PlotItem):
             self.setTitle(html)
 
     def render_common(self, c: Curve, threshold: float, thresholds: tuple[float, ...], title: str,
-                      y_top: float | None = None) -> None:
+                      y_top: float | None = None, hold: bool = True) -> None:
         """Draw what every axis shares. On screen the title stays short (a long one would force the
-        plot wider than its pane); slide exports add the scenario."""
+        plot wider than its pane); slide exports add the scenario. `hold` keeps the y range's top
+        where it is while it still fits the data (see HOLD_DECADES)."""
+        self._last_render = (c, threshold, thresholds, title, y_top)
         fields = ("x", "decode", "ceiling", "low", "high")
         same_curves = self.curve_data is not None and all(
             np.array_equal(getattr(self.curve_data, f), getattr(c, f)) for f in fields)
@@ -159,6 +167,10 @@ class TokPlot(pg.PlotItem):
         # Round the top up to a half decade: the range then holds still while a slider drags, and
         # a plot whose range holds still repaints once instead of twice.
         y_hi = math.ceil(2 * log10(min(max(y_top * 1.5, threshold * 3), Y_MAX))) / 2
+        held = self._range[3] if self._range else None
+        self._tight_y_hi = y_hi
+        if hold and held is not None and y_hi <= held <= y_hi + HOLD_DECADES:
+            y_hi = held
         y_lo = log10(Y_MIN)
         if (x0, x1, y_lo, y_hi) != self._range:  # re-ranging re-lays out the axes: only when it moved
             self._range = (x0, x1, y_lo, y_hi)
@@ -190,6 +202,11 @@ class TokPlot(pg.PlotItem):
         mx = c.marker_x
         my = float(np.interp(log10(mx), np.log10(c.x), c.decode)) if c.x[0] <= mx <= c.x[-1] else 0.0
         self.marker.set_point((log10(mx), log10(my)) if my > 0 else None)
+
+    def settle_range(self) -> None:
+        """Once edits pause: give the y range the top the data ask for, if a drag held it higher."""
+        if self._last_render is not None and self._range and self._range[3] != self._tight_y_hi:
+            self.render_common(*self._last_render, hold=False)
 
     def show_measured(self, xs: list[float] | NDArray[np.float64], ys: list[float] | NDArray[np.float64]) -> None:
         """Draw the user's measured points (x on this plot's axis, tok/s); empty lists hide them."""

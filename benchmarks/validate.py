@@ -60,7 +60,10 @@ def fitted_block(cal: Calibration, notes: tuple[str, ...]) -> str:
         ]
     lines += ["}", f"FITTED_HOST_ETA = {_num(cal.host_eta)}", f"FITTED_EXPERT_SPREAD = {_num(cal.expert_spread)}",
               f"FITTED_UNFUSED_ATTN_ETA = {_num(cal.unfused_attn_eta)}",
-              "FITTED_BACKENDS: dict[Backend, BackendTerms] = {"]
+              "FITTED_ERA_TOKEN: dict[BuildEra, float] = {"]
+    for e, v in cal.era_token.items():
+        lines.append(f"    BuildEra.{e.name}: {_num(v)},")
+    lines += ["}", "FITTED_BACKENDS: dict[Backend, BackendTerms] = {"]
     for b, bt in sorted(cal.backends.items()):
         lines.append(f"    Backend.{b.name}: BackendTerms(decode={_num(bt.decode)}, prefill={_num(bt.prefill)}, "
                      f"rows={bt.rows}),")
@@ -114,6 +117,8 @@ def main(argv: list[str] | None = None) -> int:
         f"{BACKEND_PRIOR_ROWS:g} extra rows at 1.0",
         "bands: 10th/90th percentile of measured ÷ predicted decode over the usable rows of the group "
         "(of its class when the group has fewer than 30)",
+        "t₀ (token_ms) is a current llama.cpp build's (2025 onward); rows from older builds were fitted "
+        "with FITTED_ERA_TOKEN × t₀ (the file's build_date; undated rows count as current)",
     )
     if args.write:
         write_block(fitted_block(cal, notes))

@@ -12,7 +12,10 @@ Decode, one step (B streams):
 
 - η (`eta`): share of datasheet bandwidth realized while streaming weights W from fast memory.
 - t₀ (`token_ms`): fixed time per step — kernel launches, synchronization, sampling. It is why a
-  small model on a fast GPU realizes a smaller share of its ceiling than a large one.
+  small model on a fast GPU realizes a smaller share of its ceiling than a large one. It is the
+  value for a current llama.cpp build (2025 onward, `CURRENT_ERA`), which is what the app predicts
+  for; measurements from older builds paid more of it per token, and the fit gives each older build
+  era a factor on t₀ (`era_token`, llama.cpp only; see `BuildEra`).
 - κ (`kv_factor`): the KV cache read costs κ times its bytes (attention kernels stream the cache
   less efficiently than a matrix-vector product streams weights), so long contexts slow decode
   more than their bytes alone say.
@@ -78,6 +81,32 @@ class Backend(StrEnum):
     METAL = "metal"
     SYCL = "sycl"
     CPU = "cpu"
+
+
+class BuildEra(StrEnum):
+    """llama.cpp build eras, by the month of the build (measurements.csv's `build_date`). Their fixed
+    time per token differs: builds before May 2024 launched every kernel of a token one by one (CUDA
+    graphs, llama.cpp PR #6766, merged 2024-05-08, capture a token's kernels as one launch on NVIDIA
+    GPUs), and later builds kept trimming launches and synchronizations."""
+
+    BEFORE_2024_05 = "before 2024-05"
+    MAY_TO_DEC_2024 = "2024-05 to 2024-12"
+    FROM_2025 = "2025 onward"
+
+
+# The era the app predicts for (a current build); its factor on t₀ is 1 by definition.
+CURRENT_ERA = BuildEra.FROM_2025
+
+
+def build_era(build_date: str) -> BuildEra | None:
+    """The era of a build month ("YYYY-MM"); None when the month is unknown (empty)."""
+    if not build_date:
+        return None
+    if build_date < "2024-05":
+        return BuildEra.BEFORE_2024_05
+    if build_date < "2025-01":
+        return BuildEra.MAY_TO_DEC_2024
+    return BuildEra.FROM_2025
 
 
 BACKEND_LABELS: dict[Backend, str] = {
@@ -182,6 +211,9 @@ class Calibration:
     notes: tuple[str, ...] = field(default_factory=tuple)
     backends: dict[Backend, BackendTerms] = field(default_factory=dict)  # absent: 1.0
     unfused_attn_eta: float = 0.0  # η_a: attention without flash attention (llama.cpp); 0: not modelled
+    # t₀ of a llama.cpp build of another era = era_token[era] × t₀ (t₀ is the current era's); absent: 1.0.
+    # Only the validation uses it (it knows each measurement's build); the app predicts a current build.
+    era_token: dict[BuildEra, float] = field(default_factory=dict)
 
     def get(self, kind: HardwareClass, engine: Engine) -> ClassTerms:
         return self.terms[(kind, engine)]
@@ -191,6 +223,13 @@ class Calibration:
         if engine is not Engine.LLAMA_CPP:
             return NO_BACKEND_TERMS
         return self.backends.get(backend, NO_BACKEND_TERMS)
+
+    def token_factor(self, engine: Engine, era: BuildEra | None) -> float:
+        """Factor on t₀ for a llama.cpp build of `era` (1.0 for the current era, an unknown build, and
+        other engines)."""
+        if engine is not Engine.LLAMA_CPP or era is None:
+            return 1.0
+        return self.era_token.get(era, 1.0)
 
 
 def _flat(decode: float, low: float, high: float, compute: float) -> ClassTerms:
@@ -223,31 +262,35 @@ FLAT = Calibration(
 # --- FITTED: begin (written by benchmarks/validate.py --write; edit there, not here) ---------------
 FITTED_TERMS: dict[tuple[HardwareClass, Engine], ClassTerms] = {
     (D, L): ClassTerms(
-        DecodeTerms(eta=0.9, token_ms=1.61, kv_factor=0.662,
-                    dequant_flop=7.29, stream_ms=0.0,
-                    band=(0.878, 1.12)),
+        DecodeTerms(eta=0.915, token_ms=1.4, kv_factor=0.725,
+                    dequant_flop=6.69, stream_ms=0.0,
+                    band=(0.888, 1.113)),
         PrefillTerms(eta=0.876, quant_factor=0.815, attn_factor=0.303, moe_factor=0.421),
         fitted=True, rows=79),
     (U, L): ClassTerms(
-        DecodeTerms(eta=0.86, token_ms=3.56, kv_factor=1.16,
-                    dequant_flop=3.56, stream_ms=0.544,
-                    band=(0.867, 1.134)),
+        DecodeTerms(eta=0.851, token_ms=3.28, kv_factor=1.16,
+                    dequant_flop=3.25, stream_ms=0.547,
+                    band=(0.857, 1.125)),
         PrefillTerms(eta=0.422, quant_factor=0.8, attn_factor=0.811, moe_factor=0.421),
         fitted=True, rows=90),
     (U, X): ClassTerms(
-        DecodeTerms(eta=0.982, token_ms=0.147, kv_factor=1.16,
-                    dequant_flop=3.56, stream_ms=0.544,
-                    band=(0.874, 1.129)),
+        DecodeTerms(eta=0.972, token_ms=0.173, kv_factor=1.16,
+                    dequant_flop=3.25, stream_ms=0.547,
+                    band=(0.864, 1.123)),
         PrefillTerms(eta=0.55, quant_factor=1.0, attn_factor=1.0, moe_factor=1.0),
         fitted=True, rows=10),
 }
 FITTED_HOST_ETA = 0.6
-FITTED_EXPERT_SPREAD = 0.725
-FITTED_UNFUSED_ATTN_ETA = 0.0159
+FITTED_EXPERT_SPREAD = 0.721
+FITTED_UNFUSED_ATTN_ETA = 0.0185
+FITTED_ERA_TOKEN: dict[BuildEra, float] = {
+    BuildEra.BEFORE_2024_05: 1.93,
+    BuildEra.MAY_TO_DEC_2024: 1.43,
+}
 FITTED_BACKENDS: dict[Backend, BackendTerms] = {
-    Backend.METAL: BackendTerms(decode=1.01, prefill=1.72, rows=66),
-    Backend.ROCM: BackendTerms(decode=0.97, prefill=0.879, rows=8),
-    Backend.VULKAN: BackendTerms(decode=1.03, prefill=0.783, rows=24),
+    Backend.METAL: BackendTerms(decode=1.03, prefill=1.72, rows=66),
+    Backend.ROCM: BackendTerms(decode=0.966, prefill=0.879, rows=8),
+    Backend.VULKAN: BackendTerms(decode=1.02, prefill=0.783, rows=24),
 }
 FITTED_NOTES: tuple[str, ...] = (
     "fitted on 179 decode + 127 prefill rows, the training part of the 435 usable measurements "
@@ -256,6 +299,8 @@ FITTED_NOTES: tuple[str, ...] = (
     "extra rows at 1.0",
     "bands: 10th/90th percentile of measured ÷ predicted decode over the usable rows of the "
     "group (of its class when the group has fewer than 30)",
+    "t₀ (token_ms) is a current llama.cpp build's (2025 onward); rows from older builds were "
+    "fitted with FITTED_ERA_TOKEN × t₀ (the file's build_date; undated rows count as current)",
 )
 # --- FITTED: end -----------------------------------------------------------------------------------
 
@@ -267,6 +312,7 @@ CALIBRATION = Calibration(
     notes=FITTED_NOTES,
     backends=FITTED_BACKENDS,
     unfused_attn_eta=FITTED_UNFUSED_ATTN_ETA,
+    era_token=FITTED_ERA_TOKEN,
 )
 
 

@@ -17,7 +17,9 @@ statistics: it becomes an `Excluded` (with its prediction when it can be made), 
 lists every one with its reason. The optional `backend` column names llama.cpp's backend as the
 source states it; an empty cell leaves the scenario's default for its hardware. The optional
 `flash_attn` column (0/1) says whether llama.cpp ran with flash attention; an empty cell leaves the
-scenario's default (on).
+scenario's default (on). The optional `build_date` column (YYYY-MM) is the month of the build the
+source ran, where it says; it puts a llama.cpp row in a build era (calibration.BuildEra), whose
+fixed time per token the fit sets apart from the current era's.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import csv
 import hashlib
 import io
 import math
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +38,7 @@ from pydantic import ValidationError
 
 from advisor.catalog.convert import to_hardware, to_model, to_quant
 from advisor.catalog.loader import Catalog
+from advisor.core.calibration import BuildEra, build_era
 from advisor.core.efficiency import Backend, Engine
 from advisor.core.hardware import Hardware, HardwareClass
 from advisor.core.model import ModelArch
@@ -49,8 +53,9 @@ COLUMNS = ("hardware_id", "hardware_name", "gpus", "model_id", "model_name", "pa
            "bits_per_weight", "engine", "test", "prompt_tokens", "gen_tokens", "depth", "batch", "gpu_layers",
            "n_cpu_moe", "tok_s", "source_url", "notes")
 # Read when present (older copies of the file lack them).
-OPTIONAL_COLUMNS = ("backend", "exclude_reason", "flash_attn")
+OPTIONAL_COLUMNS = ("backend", "exclude_reason", "flash_attn", "build_date")
 BACKEND_NAMES = {b.value: b for b in Backend}
+BUILD_DATE = re.compile(r"20[0-9]{2}-(0[1-9]|1[0-2])")
 SPEC_COLUMNS = ("hardware_name", "class", "memory_gb", "bandwidth_gbps", "fp16_tflops", "host_memory_gb",
                 "host_bandwidth_gbps", "host_link_gbps", "source", "notes")
 
@@ -116,6 +121,7 @@ class Measurement:
     backend: Backend | None = None  # as the source states it; None when it does not
     exclude_reason: str = ""  # set: kept in the file, not fitted, not in the statistics
     flash_attn: bool | None = None  # llama.cpp's -fa as the source shows it; None when it does not say
+    build_date: str = ""  # YYYY-MM of the build the source ran; "" when it does not say
 
     @property
     def source(self) -> str:
@@ -158,6 +164,11 @@ class Case:
     @property
     def measured(self) -> float:
         return self.row.tok_s
+
+    @property
+    def era(self) -> BuildEra | None:
+        """The build era of the row's build (None when the source does not date the build)."""
+        return build_era(self.row.build_date)
 
 
 @dataclass(frozen=True)
@@ -231,6 +242,9 @@ def _parse_row(line: int, row: Mapping[str, str]) -> Measurement:
     fa_text = (row.get("flash_attn") or "").strip()
     if fa_text not in ("", "0", "1"):
         raise _Bad(f"flash_attn: expected 0, 1 or empty, got {fa_text!r}")
+    build_date = (row.get("build_date") or "").strip()
+    if build_date and not BUILD_DATE.fullmatch(build_date):
+        raise _Bad(f"build_date: expected YYYY-MM or empty, got {build_date!r}")
     backend_text = (row.get("backend") or "").strip().lower()
     if backend_text and backend_text not in BACKEND_NAMES:
         raise _Bad(f"backend: expected one of {', '.join(b.value for b in Backend)} or empty, got {backend_text!r}")
@@ -259,6 +273,7 @@ def _parse_row(line: int, row: Mapping[str, str]) -> Measurement:
         backend=BACKEND_NAMES.get(backend_text),
         exclude_reason=(row.get("exclude_reason") or "").strip(),
         flash_attn=None if not fa_text else fa_text == "1",
+        build_date=build_date,
     )
 
 

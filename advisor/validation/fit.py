@@ -15,7 +15,13 @@ groups. Everything else keeps the base calibration's value (the flat defaults).
 Backends (llama.cpp's CUDA, ROCm, Vulkan, Metal, ...) get a factor on η and on η_c wherever training
 rows run them, CUDA excepted (the reference, 1.0). Each factor is pulled toward 1 as if
 BACKEND_PRIOR_ROWS more rows had measured exactly 1.0 (under the same robust loss): a backend seen
-in a handful of rows moves only part of the way its rows point, one seen in dozens nearly all of it."""
+in a handful of rows moves only part of the way its rows point, one seen in dozens nearly all of it.
+
+Build eras (calibration.BuildEra, from a row's `build_date`): llama.cpp rows from builds of an era other
+than the current one get a factor on t₀ (the fixed time per token: kernel launches and
+synchronization, which older builds paid more of), with the weak pull toward 1 that t₀ itself has
+(ERA_PRIOR_ROWS). t₀ is then the current era's, the one the app uses; rows whose source does not
+date the build count as current."""
 
 from __future__ import annotations
 
@@ -27,9 +33,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from advisor.core.calibration import (
+    CURRENT_ERA,
     FLAT,
     Backend,
     BackendTerms,
+    BuildEra,
     Calibration,
     ClassTerms,
     DecodeTerms,
@@ -48,6 +56,11 @@ PRIOR_WEIGHT = 0.02  # pull of each parameter toward its default, in transformed
 BAND_QUANTILES = (10.0, 90.0)
 BAND_MIN_ROWS = 30
 BACKEND_PRIOR_ROWS = 4.0  # pseudo-rows at factor 1.0 behind every backend factor (shrinkage)
+# Build eras' factors on t₀ get only the weak pull every parameter gets (PRIOR_WEIGHT), as t₀ itself
+# does: t₀ is 10-30 % of a step, so a factor on it moves a row's prediction several times less than a
+# backend's factor on η does, and BACKEND_PRIOR_ROWS pseudo-rows on it held it at 1.01-1.03 (the
+# unshrunk fit: 1.93 and 1.43; docs/accuracy.md).
+ERA_PRIOR_ROWS = 0.0
 REFERENCE_BACKEND = Backend.CUDA  # its factors stay 1.0: the class η is CUDA's
 
 Group = tuple[HardwareClass, Engine]
@@ -65,6 +78,7 @@ class Param:
     hi: float
     prior_rows: float = 0.0  # > 0: pulled toward `default` like this many rows measured there (same loss)
     backend: Backend | None = None  # for "backend.decode" / "backend.prefill"
+    era: BuildEra | None = None  # for "era_token"
 
     def value(self, x: float) -> float:
         if self.transform == "share":
@@ -169,7 +183,17 @@ def decode_params(train: Sequence[Case], base: Calibration, min_rows: int = MIN_
     if len(unfused) >= min_rows and len({c.scenario.workload.context for c in unfused}) >= 3:
         params.append(Param("unfused_attn_eta", "unfused_attn_eta", (), "positive", 0.02, 1e-3, 1.0))
     params += backend_params(tg, "decode")
+    params += era_params(tg)
     return params
+
+
+def era_params(rows: Sequence[Case]) -> list[Param]:
+    """One factor on t₀ per build era the llama.cpp rows come from (the current era excepted), shrunk
+    toward 1."""
+    seen = sorted({e for c in rows if c.engine is Engine.LLAMA_CPP and (e := c.era) is not None
+                   and e is not CURRENT_ERA}, key=list(BuildEra).index)
+    return [Param(f"era_token[{e.value}]", "era_token", (), "positive", 1.0, 0.2, 5.0,
+                  prior_rows=ERA_PRIOR_ROWS, era=e) for e in seen]
 
 
 def _unfused(c: Case) -> bool:
@@ -214,12 +238,16 @@ def prefill_params(train: Sequence[Case], base: Calibration, min_rows: int = MIN
 def apply_params(base: Calibration, params: Sequence[Param], x: NDArray[np.float64]) -> Calibration:
     terms = dict(base.terms)
     backends = dict(base.backends)
+    eras = dict(base.era_token)
     host_eta, spread, attn_eta = base.host_eta, base.expert_spread, base.unfused_attn_eta
     for p, xi in zip(params, x, strict=True):
         v = p.value(float(xi))
         if p.term.startswith("backend.") and p.backend is not None:
             old = backends.get(p.backend, BackendTerms())
             backends[p.backend] = replace(old, **{p.term.split(".")[1]: v})
+            continue
+        if p.term == "era_token" and p.era is not None:
+            eras[p.era] = v
             continue
         if p.term == "host_eta":
             host_eta = v
@@ -238,7 +266,7 @@ def apply_params(base: Calibration, params: Sequence[Param], x: NDArray[np.float
             else:
                 terms[g] = replace(t, prefill=replace(t.prefill, **{attr: v}), fitted=True)
     return replace(base, terms=terms, host_eta=host_eta, expert_spread=spread, backends=backends,
-                   unfused_attn_eta=attn_eta)
+                   unfused_attn_eta=attn_eta, era_token=eras)
 
 
 def _field_arrays(cases: Sequence[Case], cal: Calibration) -> dict[str, Any]:
@@ -250,9 +278,10 @@ def _field_arrays(cases: Sequence[Case], cal: Calibration) -> dict[str, Any]:
     scaling = np.array([c.scenario.hardware.scaling_efficiency for c in cases], dtype=float)
     speedup = np.array([c.scenario.hardware.speedup for c in cases], dtype=float)
     bt = [cal.backend(c.engine, b) if (b := _backend(c)) is not None else BackendTerms() for c in cases]
+    era = np.array([cal.token_factor(c.engine, c.era) for c in cases], dtype=float)
     fields = calibrated_fields(
         a(lambda t: t.decode.eta), a(lambda t: t.prefill.eta), scaling, speedup,
-        token_ms=a(lambda t: t.decode.token_ms), kv_factor=a(lambda t: t.decode.kv_factor),
+        token_ms=a(lambda t: t.decode.token_ms) * era, kv_factor=a(lambda t: t.decode.kv_factor),
         dequant_flop=a(lambda t: t.decode.dequant_flop),
         stream_ms=a(lambda t: t.decode.stream_ms),
         quant_factor=a(lambda t: t.prefill.quant_factor), attn_factor=a(lambda t: t.prefill.attn_factor),
@@ -342,7 +371,8 @@ def fit(cases: Sequence[Case], measured: NDArray[np.float64] | None = None, base
     counts = {g: sum(1 for c in tr if c.test == "tg" and _group(c) == g) for g in cal.terms}
     cal = replace(cal, terms={g: (replace(t, rows=counts[g]) if t.fitted else t) for g, t in cal.terms.items()})
     cal = replace(cal, backends={b: replace(t, rows=sum(1 for c in tr if _backend(c) is b))
-                                 for b, t in sorted(cal.backends.items())})
+                                 for b, t in sorted(cal.backends.items())},
+                  era_token=dict(sorted(cal.era_token.items(), key=lambda kv: list(BuildEra).index(kv[0]))))
     everything = case_inputs(cases, base)
     cal = bands(cases, meas, predict_with(cases, everything, cal), cal, min_rows)
     values = _values(cal, base)
@@ -375,12 +405,15 @@ def _tidy(cal: Calibration) -> Calibration:
                 for b, t in cal.backends.items()}
     return replace(cal, terms=terms, host_eta=float(f"{cal.host_eta:.3g}"),
                    expert_spread=float(f"{cal.expert_spread:.3g}"), backends=backends,
-                   unfused_attn_eta=float(f"{cal.unfused_attn_eta:.3g}"))
+                   unfused_attn_eta=float(f"{cal.unfused_attn_eta:.3g}"),
+                   era_token={e: float(f"{v:.3g}") for e, v in cal.era_token.items()})
 
 
 def _values(cal: Calibration, base: Calibration) -> dict[str, float]:
     out: dict[str, float] = {"host_eta": cal.host_eta, "expert_spread": cal.expert_spread,
                              "unfused_attn_eta": cal.unfused_attn_eta}
+    for e, v in cal.era_token.items():
+        out[f"era_token[{e.value}]"] = v
     for b, bt in cal.backends.items():
         out[f"backend.decode[{b.value}]"] = bt.decode
         out[f"backend.prefill[{b.value}]"] = bt.prefill

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import fields
+from dataclasses import fields, replace
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from advisor.core.calibration import Calibration
+from advisor.core.calibration import CALIBRATION, Calibration
 from advisor.core.inputs import build_inputs
 from advisor.core.roofline import Inputs, Outputs, solve
 from advisor.validation.data import Case
@@ -31,11 +31,18 @@ def measured_quantity(cases: Sequence[Case], out: Outputs) -> NDArray[np.float64
     return np.where(tg, np.where(agg, out.aggregate, out.decode), out.prefill)
 
 
+def era_factors(cases: Sequence[Case], calibration: Calibration | None = None) -> NDArray[np.float64]:
+    """Each case's factor on t₀ for its build era (1.0 for a current or undated build; the app's
+    inputs are a current build's, so the validation applies the measurement's own era here)."""
+    cal = calibration or CALIBRATION
+    return np.array([cal.token_factor(c.engine, c.era) for c in cases], dtype=float)
+
+
 def predict(cases: Sequence[Case], calibration: Calibration | None = None, **overrides: Any) -> NDArray[np.float64]:
     if not cases:
         return np.zeros(0)
     inp = case_inputs(cases, calibration)
+    inp = replace(inp, token_time=np.asarray(inp.token_time) * era_factors(cases, calibration))
     if overrides:
-        from dataclasses import replace
         inp = replace(inp, **overrides)
     return measured_quantity(cases, solve(inp))

@@ -199,3 +199,33 @@ def test_shipped_flash_attn_comes_from_the_source() -> None:
         assert "llama-bench" in r.notes and "default" in r.notes, r.line
         assert any(w in r.notes for w in ("no -fa", "without -fa", "without an fa column")), r.line
         assert not any(w in r.notes for w in ("-fa 1", "flash_attn 1", "fa=1", "-fa on")), r.line
+
+
+def test_build_date_column() -> None:
+    full = ",".join(COLUMNS + OPTIONAL_COLUMNS)
+    rows, problems = parse_measurements("\n".join([full, GOOD + ",CUDA,,,2024-05", GOOD + ",CUDA,,,",
+                                                   GOOD + ",CUDA,,,May 2024", GOOD + ",CUDA,,,2024-13"]))
+    assert [r.build_date for r in rows] == ["2024-05", ""]
+    assert len(problems) == 2 and all("build_date" in p for p in problems)
+    cases = [build_case(r, shipped_catalog(), {}) for r in rows]
+    assert [c.era.value if isinstance(c, Case) and c.era else None for c in cases] == ["2024-05 to 2024-12", None]
+
+
+def test_shipped_build_dates_come_from_the_source() -> None:
+    """build_date is set only where the source dates the build (a printed build number or commit, the
+    dated post or snapshot that printed the table); empty otherwise."""
+    rows, _ = parse_measurements(MEASUREMENTS_CSV.read_text(encoding="utf-8"))
+    dated = [r for r in rows if r.build_date]
+    assert len(dated) == 431 and len(rows) - len(dated) == 84
+    for r in rows:
+        if "snapshot May 2024" in r.notes:  # notebooks print builds 2795-2843 (2024-05-06 to 05-10)
+            assert r.build_date == "2024-05", r.line
+        if "(6918)" in r.notes or "(7099)" in r.notes:
+            assert r.build_date == "2025-11", r.line
+        if "b8038" in r.notes:
+            assert r.build_date == "2026-02", r.line
+        if "(1786)" in r.notes or "pull/4766" in r.source_url or "pull/2059" in r.source_url:
+            assert r.build_date == "2024-01", r.line
+        # runs with no build shown: LM Studio, llmfit's llama-server, mlx_lm, vLLM
+        if "LM Studio" in r.notes or "llmfit" in r.notes or r.engine in ("mlx", "vllm"):
+            assert r.build_date == "", r.line

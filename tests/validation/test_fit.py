@@ -114,3 +114,23 @@ def test_backend_factors_are_recovered_and_shrunk(cases: list) -> None:
 def test_shipped_backend_factors_are_the_fit() -> None:
     data = load_dataset(shipped_catalog())
     assert fit(data.cases).calibration.backends == CALIBRATION.backends
+
+
+def test_build_era_factors_are_recovered(cases: list) -> None:
+    """Rows from older builds measured with a larger t₀ give their era's factor back, and t₀ stays the
+    current era's."""
+    from advisor.core.calibration import BuildEra
+
+    truth = replace(KNOWN, era_token={BuildEra.BEFORE_2024_05: 2.0, BuildEra.MAY_TO_DEC_2024: 1.4})
+    measured = predict(cases, truth)
+    got = fit(cases, measured=measured, train=np.ones(len(cases), bool)).calibration
+    assert got.era_token[BuildEra.MAY_TO_DEC_2024] == pytest.approx(1.4, rel=0.1)
+    assert got.era_token[BuildEra.BEFORE_2024_05] == pytest.approx(2.0, rel=0.25)  # a few dozen rows
+    assert BuildEra.FROM_2025 not in got.era_token  # the reference
+    for g in (D, U):
+        assert got.get(*g).decode.token_ms == pytest.approx(KNOWN.get(*g).decode.token_ms, rel=0.15)
+
+
+def test_shipped_era_factors_are_the_fit() -> None:
+    data = load_dataset(shipped_catalog())
+    assert fit(data.cases).calibration.era_token == CALIBRATION.era_token

@@ -62,6 +62,27 @@ def test_optional_labels_give_way_to_the_ones_that_must_show(qtbot) -> None:  # 
     assert drawn([cliff, band_apart]) > alone
 
 
+def test_label_placement_follows_changes_to_its_labels_and_to_those_it_avoids(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """Placement is kept between repaints: it must still be redone when either item's labels change."""
+    from PySide6.QtGui import QTransform
+
+    from advisor.ui.plots.labels import Label, Labels
+
+    band, models = Labels(9), Labels(9)
+    band.avoid.append(models)
+    t = QTransform()
+    band.set_labels([Label(20, 12, "instant", "#6b6b6b", optional=True)])
+    assert [lab.text for lab, _ in band.placed(t)] == ["instant"]
+    models.set_labels([Label(10, 10, "Llama 3 8B", "#000000")])  # lands on the band's name
+    assert band.placed(t) == []
+    models.set_labels([Label(300, 60, "Llama 3 8B", "#000000")])
+    assert [lab.text for lab, _ in band.placed(t)] == ["instant"]
+    band.set_labels([Label(300, 62, "snappy", "#6b6b6b", optional=True)])
+    assert band.placed(t) == []
+    assert [lab.text for lab, _ in band.placed(QTransform.fromTranslate(0, 100))] == []  # moved together
+    assert [lab.text for lab, _ in band.placed(QTransform.fromScale(1, 30))] == ["snappy"]  # pulled apart
+
+
 def test_points_at_the_same_spot_stay_filled(qtbot) -> None:  # type: ignore[no-untyped-def]
     """Two catalog models can land on one spot (Qwen3 30B-A3B and its Coder twin); odd-even filling
     would punch the shared diamond out."""

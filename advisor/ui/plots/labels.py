@@ -44,15 +44,20 @@ class Labels(ViewOverlay):
         self._fonts: dict[tuple[float, bool], tuple[QFont, QFontMetricsF]] = {}
         self._texts: dict[tuple[str, bool, float], tuple[QStaticText, float, float]] = {}
         self.avoid: list[Labels] = []  # other label items in the same view whose text optional labels avoid
+        self.version = 0  # counts changes of the labels or their size, for the placement cache below
+        # Where the labels went, for one device transform: most repaints (a marker moving) change neither.
+        self._placed: tuple[tuple[object, ...], list[tuple[Label, QRectF]]] | None = None
 
     def set_labels(self, labels: list[Label]) -> None:
         if labels != self.labels:
             self.prepareGeometryChange()
             self.labels = labels
+            self.version += 1
             self.update()
 
     def scale(self, factor: float) -> None:  # type: ignore[override]
         self.point_size *= factor
+        self.version += 1
         self.update()
 
     def _font(self, bold: bool) -> tuple[QFont, QFontMetricsF]:
@@ -85,15 +90,25 @@ class Labels(ViewOverlay):
             out.append((lab, QRectF(at.x() - lab.anchor[0] * w, at.y() - lab.anchor[1] * h, w, h)))
         return out
 
-    def paint(self, p: QPainter, *args: object) -> None:
-        to_device = p.transform()
-        # Labels of other items in the same view (`avoid`) are obstacles too: optional ones give way.
+    def placed(self, to_device: QTransform) -> list[tuple[Label, QRectF]]:
+        """The labels that are drawn and where: optional ones give way to the others and to the
+        labels of other items in the same view (`avoid`)."""
+        t = to_device
+        key = (t.m11(), t.m12(), t.m21(), t.m22(), t.dx(), t.dy(), self.version,
+               *(other.version for other in self.avoid))
+        if self._placed is not None and self._placed[0] == key:
+            return self._placed[1]
         obstacles = [rect for other in self.avoid for _, rect in other.rects(to_device)]
         placed: list[tuple[Label, QRectF]] = []
         for lab, rect in sorted(self.rects(to_device), key=lambda lr: lr[0].optional):  # must-show ones first
             if lab.optional and any(rect.intersects(other) for other in obstacles + [r for _, r in placed]):
                 continue
             placed.append((lab, rect))
+        self._placed = (key, placed)
+        return placed
+
+    def paint(self, p: QPainter, *args: object) -> None:
+        placed = self.placed(p.transform())
         p.save()
         p.resetTransform()
         for bold in (False, True):

@@ -97,6 +97,7 @@ class HardwarePanel(QWidget):
         self.split.currentIndexChanged.connect(lambda _i: store.update("hardware", "Change split",
                                                                          split=self.split.currentData()))
         self._shown_id: str | None = ""
+        self._shown: tuple[object, ...] = ()
         store.changed.connect(self.show_snapshot)
         self.show_snapshot(store.snapshot)
 
@@ -146,6 +147,10 @@ class HardwarePanel(QWidget):
 
     def show_snapshot(self, snap: Snapshot) -> None:
         hw = snap.session.scenario.hardware
+        shown = (snap.session.hardware_id, hw, self.entry())
+        if shown == self._shown:  # most edits are to other panels: nothing here to redo
+            return
+        self._shown = shown
         for name, box in self.spins.items():
             show_value(box, getattr(hw, name))
         self.spins["gpu_memory_fraction"].setEnabled(hw.kind is HardwareClass.UNIFIED)

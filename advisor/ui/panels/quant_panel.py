@@ -72,7 +72,7 @@ class QuantPanel(QWidget):
         self.bits.valueChanged.connect(self._bits_edited)
         self.kv.currentIndexChanged.connect(lambda _i: store.update("workload", "Change KV cache",
                                                                     kv_cache=self.kv.currentData()))
-        self._shown_id: str | None = ""
+        self._shown: tuple[object, ...] = ()
         store.changed.connect(self.show_snapshot)
         self._fill()
         self.show_snapshot(store.snapshot)
@@ -123,6 +123,10 @@ class QuantPanel(QWidget):
         self.store.set_session(data, "Edit bits per weight")
 
     def show_snapshot(self, snap: Snapshot) -> None:
+        shown = (snap.session.quant_id, snap.session.scenario.quant, snap.session.scenario.workload.kv_cache)
+        if shown == self._shown:  # most edits are to other panels: nothing here to redo
+            return
+        self._shown = shown
         show_value(self.bits, snap.session.scenario.quant.bits_per_weight)
         with QSignalBlocker(self.kv):
             self.kv.setCurrentIndex(self.kv.findData(snap.session.scenario.workload.kv_cache.value))

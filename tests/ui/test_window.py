@@ -296,3 +296,24 @@ def test_tok_s_axis_holds_during_a_drag_and_settles_after(qtbot, window: MainWin
     fresh = type(plot)()
     fresh.show_snapshot(window.store.snapshot)
     assert fresh.vb.viewRange()[1][1] == pytest.approx(tight)
+
+
+def test_a_drag_leaves_the_same_pixels_as_a_full_repaint(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    """Edits repaint only what changed, partly from pixmap caches: what is on screen after a drag
+    must be what drawing the window from scratch, without the caches, gives."""
+    from PySide6.QtWidgets import QApplication, QGraphicsItem
+
+    def pixels(img: QImage) -> bytes:
+        img = img.convertToFormat(QImage.Format.Format_RGB32)
+        return bytes(img.constBits())
+
+    slider = window.workload_panel.slider
+    for i in range(12):
+        slider.setValue((i * 37) % slider.maximum())
+        QApplication.processEvents()
+    on_screen = QApplication.primaryScreen().grabWindow(window.winId()).toImage()  # offscreen: the backing store
+    for item in window.plots["context"].items:
+        item.setCacheMode(QGraphicsItem.CacheMode.NoCache)
+    drawn = window.grab().toImage()
+    assert on_screen.size() == drawn.size()
+    assert pixels(on_screen) == pixels(drawn)

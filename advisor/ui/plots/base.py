@@ -37,6 +37,13 @@ def log10(x: float) -> float:
     return math.log10(max(x, 1e-12))
 
 
+def cache_pixmaps(*items: QGraphicsItem) -> None:
+    """Repaint these items from a pixmap of their last drawing until they change. Worth it for items
+    that Qt repaints on most edits only because something near them changed (a slider drag)."""
+    for item in items:
+        item.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+
+
 def finite_or_nan(values: NDArray[np.float64], mask: NDArray[np.bool_] | None = None) -> NDArray[np.float64]:
     """Zeros (does not run) become gaps on a log axis."""
     out = np.where(values > 0, values, np.nan)

@@ -7,7 +7,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
 from advisor.ui import theme
-from advisor.ui.plots.base import TokPlot, finite_or_nan, log10
+from advisor.ui.plots.base import TokPlot, cache_pixmaps, finite_or_nan, log10
 from advisor.ui.plots.labels import Label, Labels
 from advisor.ui.plots.log_curve import LogCurve
 from advisor.ui.store import Snapshot
@@ -28,6 +28,7 @@ class BatchPlot(TokPlot):
         self.crossover_label = Labels(theme.SMALL_PT)
         self.addItem(self.crossover, ignoreBounds=True)
         self.addItem(self.crossover_label, ignoreBounds=True)
+        cache_pixmaps(self.band_spans, self.grid, self.labels, self.legend)  # as on the model-size plot
 
     def show_snapshot(self, snap: Snapshot) -> None:
         w = snap.session.scenario.workload

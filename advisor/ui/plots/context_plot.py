@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QGraphicsItem
-
 from advisor.measure.entry import measured_xy
-from advisor.ui.plots.base import TokPlot
+from advisor.ui.plots.base import TokPlot, cache_pixmaps
 from advisor.ui.store import Snapshot
 
 
@@ -18,8 +16,7 @@ class ContextPlot(TokPlot):
         # Dragging the context moves only the marker here, and Qt repaints whatever lies under it:
         # the costliest of those items (the η band, both curves, the labels) are then blitted from a
         # pixmap instead of drawn again (about 6 % of an edit's instructions).
-        for item in (self.band, self.ceiling, self.line, self.labels):
-            item.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        cache_pixmaps(self.band, self.ceiling, self.line, self.labels)
 
     def show_snapshot(self, snap: Snapshot) -> None:
         w = snap.session.scenario.workload

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pyqtgraph as pg
 
 from advisor.ui import theme
-from advisor.ui.plots.base import TokPlot, log10
+from advisor.ui.plots.base import TokPlot, cache_pixmaps, log10
 from advisor.ui.plots.labels import Label, Labels
 from advisor.ui.plots.points import Points
 from advisor.ui.store import Extras, Snapshot
@@ -28,6 +28,9 @@ class ParamsPlot(TokPlot):
         self.point_labels.setZValue(40)
         self.addItem(self.point_labels, ignoreBounds=True)
         self.labels.avoid.append(self.point_labels)  # band names give way to the models' names
+        # A context drag redraws this plot's curves on every step; the bands, grid, names, legend and
+        # the catalog's points (they follow once edits pause) come from pixmaps meanwhile.
+        cache_pixmaps(self.band_spans, self.grid, self.labels, self.legend, self.points, self.point_labels)
         self.names: tuple[str, ...] = ()
 
     def show_snapshot(self, snap: Snapshot) -> None:

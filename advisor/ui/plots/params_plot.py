@@ -28,9 +28,10 @@ class ParamsPlot(TokPlot):
         self.point_labels.setZValue(40)
         self.addItem(self.point_labels, ignoreBounds=True)
         self.labels.avoid.append(self.point_labels)  # band names give way to the models' names
-        # A context drag redraws this plot's curves on every step; the bands, grid, names, legend and
-        # the catalog's points (they follow once edits pause) come from pixmaps meanwhile.
-        cache_pixmaps(self.band_spans, self.grid, self.labels, self.legend, self.points, self.point_labels)
+        # A context drag redraws this plot's curves on every step; the bands, grid, legend, and the
+        # catalog's points and names (they follow once edits pause) come from pixmaps meanwhile. Not the
+        # band names: they give way to the cliff's label, which moves with the context.
+        cache_pixmaps(self.band_spans, self.grid, self.legend, self.points, self.point_labels)
         self.names: tuple[str, ...] = ()
 
     def show_snapshot(self, snap: Snapshot) -> None:

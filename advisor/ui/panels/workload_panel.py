@@ -129,6 +129,7 @@ class WorkloadPanel(QWidget):
         self.spec_on.toggled.connect(lambda on: store.update_speculative(enabled=on))
         for name, box in self.spec.items():
             box.valueChanged.connect(lambda _v, n=name: store.update_speculative(**{n: read_value(self.spec[n])}))
+        self._shown_rest: tuple[object, ...] = ()  # what the fields other than the context last showed
         store.changed.connect(self.show_snapshot)
         self.show_snapshot(store.snapshot)
 
@@ -151,6 +152,13 @@ class WorkloadPanel(QWidget):
     def show_snapshot(self, snap: Snapshot) -> None:
         s = snap.session.scenario
         w = s.workload
+        with QSignalBlocker(self.slider):
+            self.slider.setValue(context_to_slider(w.context, s.model.max_context))
+        show_value(self.spins["context"], w.context)
+        rest = (s.hardware, s.model, w.model_copy(update={"context": 0}))
+        if rest == self._shown_rest:  # a context drag: the other fields stand as they are
+            return
+        self._shown_rest = rest
         for name, box in self.spins.items():
             show_value(box, getattr(w, name))
         backend = resolve_backend(s.hardware, w.backend)
@@ -172,8 +180,6 @@ class WorkloadPanel(QWidget):
         if self.spins["gpu_layers"].maximum() != (s.model.layers or 1000):
             with QSignalBlocker(self.spins["gpu_layers"]):
                 self.spins["gpu_layers"].setMaximum(s.model.layers or 1000)
-        with QSignalBlocker(self.slider):
-            self.slider.setValue(context_to_slider(w.context, s.model.max_context))
         backend_value = w.backend.value if w.backend is not None else None
         for combo, value in ((self.engine, w.engine.value), (self.offload, w.offload), (self.backend, backend_value)):
             with QSignalBlocker(combo):

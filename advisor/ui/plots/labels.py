@@ -47,6 +47,7 @@ class Labels(ViewOverlay):
         self.version = 0  # counts changes of the labels or their size, for the placement cache below
         # Where the labels went, for one device transform: most repaints (a marker moving) change neither.
         self._placed: tuple[tuple[object, ...], list[tuple[Label, QRectF]]] | None = None
+        self._rects: tuple[tuple[object, ...], list[tuple[Label, QRectF]]] | None = None
 
     def set_labels(self, labels: list[Label]) -> None:
         if labels != self.labels:
@@ -82,12 +83,18 @@ class Labels(ViewOverlay):
         return self._texts[key]
 
     def rects(self, to_device: QTransform) -> list[tuple[Label, QRectF]]:
-        """Where each label's text lands, in device pixels."""
+        """Where each label's text lands, in device pixels (kept while neither changes: another
+        item's labels avoid these on every repaint of theirs)."""
+        t = to_device
+        key = (t.m11(), t.m12(), t.m21(), t.m22(), t.dx(), t.dy(), self.version)
+        if self._rects is not None and self._rects[0] == key:
+            return self._rects[1]
         out = []
         for lab in self.labels:
             _, w, h = self._static(lab.text, lab.bold)
             at = to_device.map(QPointF(lab.x, lab.y))
             out.append((lab, QRectF(at.x() - lab.anchor[0] * w, at.y() - lab.anchor[1] * h, w, h)))
+        self._rects = (key, out)
         return out
 
     def placed(self, to_device: QTransform) -> list[tuple[Label, QRectF]]:

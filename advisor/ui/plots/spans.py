@@ -6,11 +6,13 @@ costs more to repaint than the fill itself. These spans only fill rectangles, in
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyqtgraph as pg
 from numpy.typing import NDArray
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QPainter, QPen
+from PySide6.QtGui import QBrush, QColor, QPainter, QPen, QPixmap
 
 
 def to_device(p: QPainter, xy: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -100,6 +102,7 @@ class Dot(pg.GraphicsObject):
         self.radius = radius_px
         self.at: tuple[float, float] | None = None
         self._half: tuple[float, float] | None = None
+        self._sprites: dict[float, QPixmap] = {}
 
     def set_point(self, at: tuple[float, float] | None) -> None:
         if at != self.at:
@@ -123,16 +126,32 @@ class Dot(pg.GraphicsObject):
         self.prepareGeometryChange()
         self._half = None
 
+    def _sprite(self, ratio: float) -> QPixmap:
+        """The dot drawn once per device pixel ratio; each repaint then blits it (drawing an
+        antialiased circle with an outline costs several times more)."""
+        if self._sprites.get(ratio) is None:
+            side = 2 * math.ceil(self.radius + 2)
+            pix = QPixmap(round(side * ratio), round(side * ratio))
+            pix.setDevicePixelRatio(ratio)
+            pix.fill(Qt.GlobalColor.transparent)
+            q = QPainter(pix)
+            q.setRenderHint(QPainter.RenderHint.Antialiasing)
+            q.setPen(QPen(QColor("white"), 2))
+            q.setBrush(self.brush)
+            q.drawEllipse(QPointF(side / 2, side / 2), self.radius, self.radius)
+            q.end()
+            self._sprites[ratio] = pix
+        return self._sprites[ratio]
+
     def paint(self, p: QPainter, *args: object) -> None:
         if self.at is None:
             return
         centre = p.transform().map(QPointF(*self.at))
+        sprite = self._sprite(p.device().devicePixelRatioF())
+        half = sprite.deviceIndependentSize().width() / 2
         p.save()
         p.resetTransform()
-        p.setRenderHint(QPainter.RenderHint.Antialiasing)
-        p.setPen(QPen(QColor("white"), 2))
-        p.setBrush(self.brush)
-        p.drawEllipse(centre, self.radius, self.radius)
+        p.drawPixmap(QPointF(round(centre.x() - half), round(centre.y() - half)), sprite)
         p.restore()
 
 

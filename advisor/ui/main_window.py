@@ -77,6 +77,7 @@ class MainWindow(SavesToFile, QMainWindow):
         self.plots: dict[Axis, TokPlot] = {"context": ContextPlot(), "params": ParamsPlot(), "batch": BatchPlot()}
         for axis in ("params", "batch"):
             self.plots[axis].compact_legend()
+            self.plots[axis].cache_legend()  # its entries are final now
         for plot in self.plots.values():
             plot.store = store
         # One view and one scene for the three plots: an edit then repaints them in one pass.

@@ -315,9 +315,8 @@ def test_a_drag_leaves_the_same_pixels_as_a_full_repaint(qtbot, window: MainWind
         QApplication.processEvents()
     # Offscreen, grabbing the window reads its backing store: what the edits left there.
     on_screen = pixels(QApplication.primaryScreen().grabWindow(window.winId()).toImage())
-    for plot in window.plots.values():
-        for item in [*plot.items, plot.legend]:
-            item.setCacheMode(QGraphicsItem.CacheMode.NoCache)
+    for item in window.dashboard.scene().items():
+        item.setCacheMode(QGraphicsItem.CacheMode.NoCache)
     drawn = pixels(window.grab().toImage())
     assert on_screen.shape == drawn.shape
     diff = np.abs(on_screen - drawn).max(axis=2)

@@ -233,6 +233,11 @@ class TokPlot(pg.PlotItem):
                 self.legend.removeItem(self.measured)
             self._measured_in_legend = shown
 
+    def cache_legend(self) -> None:
+        """The legend box and its entries from pixmaps (see cache_pixmaps): on a plot whose curves
+        redraw on every drag step, the legend is repainted with them although it never changes."""
+        cache_pixmaps(self.legend, *(part for entry in self.legend.items for part in entry))
+
     def compact_legend(self) -> None:
         """Drop the entries every plot shares (ceiling, realistic, η range) from this plot's legend:
         beside the context plot in the window they only cover data. Slide exports keep them."""

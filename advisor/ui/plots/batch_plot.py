@@ -28,7 +28,7 @@ class BatchPlot(TokPlot):
         self.crossover_label = Labels(theme.SMALL_PT)
         self.addItem(self.crossover, ignoreBounds=True)
         self.addItem(self.crossover_label, ignoreBounds=True)
-        cache_pixmaps(self.band_spans, self.grid, self.legend)  # as on the model-size plot
+        cache_pixmaps(self.band_spans, self.grid)  # as on the model-size plot
 
     def show_snapshot(self, snap: Snapshot) -> None:
         w = snap.session.scenario.workload

@@ -31,7 +31,7 @@ class ParamsPlot(TokPlot):
         # A context drag redraws this plot's curves on every step; the bands, grid, legend, and the
         # catalog's points and names (they follow once edits pause) come from pixmaps meanwhile. Not the
         # band names: they give way to the cliff's label, which moves with the context.
-        cache_pixmaps(self.band_spans, self.grid, self.legend, self.points, self.point_labels)
+        cache_pixmaps(self.band_spans, self.grid, self.points, self.point_labels)
         self.names: tuple[str, ...] = ()
 
     def show_snapshot(self, snap: Snapshot) -> None:

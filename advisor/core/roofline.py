@@ -146,8 +146,11 @@ def place(inp: Inputs) -> tuple[NDArray[np.float64], ...]:
     on_device = np.where(has_forced, np.minimum(_nan_to_zero(forced), layers), fit_layers)
     layer_host = (layers - on_device) / layers
 
-    # Experts first: dense part and KV stay on the device, expert blocks leave layer by layer.
     experts = _a(inp.expert_bytes)
+    if not np.any(experts > 0):  # a dense model: whole layers are all there is to place
+        return layer_host, layer_host, on_device, kv_hold, footprint
+
+    # Experts first: dense part and KV stay on the device, expert blocks leave layer by layer.
     exp_per_layer = experts / layers
     room = cap - dense_kv
     exp_layers = np.clip(np.floor(np.divide(room, exp_per_layer, out=np.full_like(room * exp_per_layer, np.inf),
@@ -218,8 +221,11 @@ def solve(inp: Inputs) -> Outputs:
     # Attention without flash attention: scores, softmax and the weighted sum run as separate kernels
     # per query head, at a small share of the peak, for the layers held in fast memory.
     attn_eta = _a(inp.unfused_attn_eta)
-    t_attn = np.where(attn_eta > 0, (1 - dense_host) * streams * attention_flops(inp, inp.context)
-                      / (flops * np.where(attn_eta > 0, attn_eta, 1.0)), 0.0) * np.ones_like(t_mem)
+    if np.any(attn_eta > 0):
+        t_attn = np.where(attn_eta > 0, (1 - dense_host) * streams * attention_flops(inp, inp.context)
+                          / (flops * np.where(attn_eta > 0, attn_eta, 1.0)), 0.0) * np.ones_like(t_mem)
+    else:  # no separate attention kernels (flash attention, MLX, vLLM, a given η): κ covers the KV reads
+        t_attn = np.zeros_like(t_mem)
     t_memory = t_mem + t_dequant + t_streams + t_attn
 
     step = np.maximum(t_memory, t_compute) + t_token
@@ -229,13 +235,16 @@ def solve(inp: Inputs) -> Outputs:
     # Speculative decoding: the target verifies k drafted tokens in one pass (memory cost of one
     # step, compute of k + 1 tokens); expected accepted tokens per pass = (1 − α^(k+1)) / (1 − α).
     draft = _a(inp.draft_bytes)
-    k = _a(inp.draft_length)
-    alpha = _a(inp.acceptance)
-    tokens_per_pass = np.where(draft > 0, (1 - alpha ** (k + 1)) / (1 - alpha), 1.0)
-    t_draft = draft / (fast_bw * fast_eta) + t_token  # each draft step is a forward pass of its own
-    t_verify = np.maximum(t_memory, t_compute * (k + 1)) + t_token
-    spec = tokens_per_pass / (k * t_draft + t_verify)
-    decode = np.where(draft > 0, spec, decode_plain)
+    if np.any(draft > 0):
+        k = _a(inp.draft_length)
+        alpha = _a(inp.acceptance)
+        tokens_per_pass = np.where(draft > 0, (1 - alpha ** (k + 1)) / (1 - alpha), 1.0)
+        t_draft = draft / (fast_bw * fast_eta) + t_token  # each draft step is a forward pass of its own
+        t_verify = np.maximum(t_memory, t_compute * (k + 1)) + t_token
+        spec = tokens_per_pass / (k * t_draft + t_verify)
+        decode = np.where(draft > 0, spec, decode_plain)
+    else:  # no draft model: one token per pass
+        tokens_per_pass, decode = np.ones_like(decode_plain), decode_plain
 
     # Prefill: compute-bound; tokens of the prompt sit on average halfway into it.
     prompt = _a(inp.prompt)

@@ -40,13 +40,14 @@ class LogCurve(pg.GraphicsObject):
     def set_xy(self, x: NDArray[np.float64], y: NDArray[np.float64]) -> None:
         self.data_xy = (x, y)
         with np.errstate(divide="ignore", invalid="ignore"):
-            xy = np.column_stack([np.log10(x), np.log10(y)])
-        ok = np.isfinite(xy).all(axis=1)
+            lx, ly = np.log10(x), np.log10(y)
+        ok = np.isfinite(lx) & np.isfinite(ly)
         self.prepareGeometryChange()
-        self._xy = xy
+        self._xy = np.column_stack([lx, ly])
         self._runs = [(a, b) for a, b in finite_runs(ok) if b - a >= 2]
-        if ok.any():
-            (x0, y0), (x1, y1) = xy[ok].min(axis=0), xy[ok].max(axis=0)
+        if ok.any():  # (1-d reductions: along an axis of an (n, 2) array they cost several times more)
+            ox, oy = lx[ok], ly[ok]
+            x0, x1, y0, y1 = ox.min(), ox.max(), oy.min(), oy.max()
             self._data_rect = QRectF(x0, y0, x1 - x0, y1 - y0)
         else:
             self._data_rect = QRectF()

@@ -296,6 +296,12 @@ def test_tok_s_axis_holds_during_a_drag_and_settles_after(qtbot, window: MainWin
     fresh = type(plot)()
     fresh.show_snapshot(window.store.snapshot)
     assert fresh.vb.viewRange()[1][1] == pytest.approx(tight)
+    # An edit on its own, a while after the last, is not held: no jump once the pause timer fires.
+    window.store.update("workload", context=512)
+    assert plot.vb.viewRange()[1][1] == pytest.approx(top_short)  # a higher top is never held
+    plot._rendered_at -= 10
+    window.store.update("workload", context=131072)
+    assert plot.vb.viewRange()[1][1] == pytest.approx(tight)
 
 
 def test_a_drag_leaves_the_same_pixels_as_a_full_repaint(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]

@@ -9,6 +9,7 @@ placed in log10 coordinates here."""
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 import pyqtgraph as pg
@@ -29,8 +30,11 @@ from advisor.ui.plots.spans import Band, Dot, Grid, Spans
 Y_MIN, Y_MAX = 0.5, 5000.0
 # While edits stream in (a slider drag), the top of the tok/s axis holds still as long as the data
 # need at most this many decades less than it shows: re-ranging re-lays out and repaints the axes, about
-# a third of an edit. Once edits pause the range settles to the tight one (settle_range).
+# a third of an edit. Once edits pause the range settles to the tight one (settle_range). An edit that
+# comes on its own (a click, more than STREAM_GAP_S after the last) gets the tight range at once, so
+# the axis does not jump a moment later.
 HOLD_DECADES = 2.0
+STREAM_GAP_S = 0.5
 
 
 def log10(x: float) -> float:
@@ -141,6 +145,7 @@ class TokPlot(pg.PlotItem):
         self._range: tuple[float, ...] = ()
         self._tight_y_hi: float | None = None  # the y top the data ask for, when the drawn one is held
         self._last_render: tuple[Curve, float, tuple[float, ...], str, float | None] | None = None
+        self._rendered_at = -math.inf  # time.monotonic() of the last render_common
         self._title = ""
 
     # --- drawing ------------------------------------------------------------------------
@@ -156,6 +161,9 @@ class TokPlot(pg.PlotItem):
         plot wider than its pane); slide exports add the scenario. `hold` keeps the y range's top
         where it is while it still fits the data (see HOLD_DECADES)."""
         self._last_render = (c, threshold, thresholds, title, y_top)
+        now = time.monotonic()
+        hold = hold and now - self._rendered_at < STREAM_GAP_S
+        self._rendered_at = now
         fields = ("x", "decode", "ceiling", "low", "high")
         same_curves = self.curve_data is not None and all(
             np.array_equal(getattr(self.curve_data, f), getattr(c, f)) for f in fields)

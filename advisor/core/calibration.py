@@ -16,9 +16,11 @@ Decode, one step (B streams):
   value for a current llama.cpp build (2025 onward, `CURRENT_ERA`), which is what the app predicts
   for; measurements from older builds paid more of it per token, and the fit gives each older build
   era a factor on t₀ (`era_token`, llama.cpp only; see `BuildEra`).
-- κ (`kv_factor`): the KV cache read costs κ times its bytes (attention kernels stream the cache
-  less efficiently than a matrix-vector product streams weights), so long contexts slow decode
-  more than their bytes alone say.
+- κ (`kv_factor`): the KV cache read costs κ times its bytes at the weights' rate. On unified memory
+  κ > 1 (attention kernels stream the cache less efficiently than a matrix-vector product streams
+  weights); on discrete GPUs the measured contexts (to 64K) slowed decode less than the cache's bytes
+  say (κ < η). Extrapolated far past that, the realistic figure would overtake the bandwidth
+  ceiling; roofline.solve stops it at the ceiling.
 - d (`dequant_flop`): FLOP-equivalents per quantized weight to unpack it (N_q weights read from fast
   memory, F the device's FP16 peak). It is why a 4-bit model realizes less of its ceiling than the
   same model at 16 bits, and most on GPUs with little compute per byte of bandwidth.

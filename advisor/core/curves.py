@@ -128,7 +128,8 @@ def curve(scenario: Scenario, axis: Axis, x: NDArray[np.float64] | None = None, 
     out = solve(inp)
     # The band is the spread the validation found for this class and engine (measured ÷ predicted).
     lo, hi = terms_for(scenario.hardware.kind, scenario.workload.engine).decode.band
-    low, high = out.decode * lo, out.decode * hi
+    # A measurement cannot beat the bandwidth ceiling: the band's top stops there (speculation aside).
+    low, high = out.decode * lo, np.minimum(out.decode * hi, np.maximum(out.ceiling, out.decode))
     full = np.ones_like(xs)
     fits = out.fits * full > 0
     runs = out.runs * full > 0

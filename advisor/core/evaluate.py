@@ -41,9 +41,10 @@ def decode_band(scenario: Scenario) -> tuple[float, float]:
     return terms_for(scenario.hardware.kind, scenario.workload.engine).decode.band
 
 
-def _band(scenario: Scenario, decode: float) -> tuple[float, float]:
+def _band(scenario: Scenario, decode: float, ceiling: float) -> tuple[float, float]:
+    """The band around a realistic figure; its top stops at the ceiling (speculation aside)."""
     lo, hi = decode_band(scenario)
-    return decode * lo, decode * hi
+    return decode * lo, min(decode * hi, max(ceiling, decode))
 
 
 def _backend_factor(s: Scenario, part: str) -> tuple[float, str] | None:
@@ -113,7 +114,11 @@ def _realistic_text(s: Scenario, inp: Inputs, out: Outputs, eta: float) -> str:
         body += f" + {ms(token)} fixed per step"
     step = max(mem, compute) + token
     total = f" = {ms(step)} per step" if (len(parts) > 1 or token > 0) else " per step"
-    return f"{body}{total} → {num(_f(out.decode_plain))} tok/s per stream"
+    plain = _f(out.decode_plain)
+    if step > 0 and plain < 1 / step * (1 - 1e-9):
+        return (f"{body}{total} → {num(1 / step)} tok/s, above the bandwidth ceiling (the KV factor, fitted on "
+                f"shorter contexts, is below η): capped at the ceiling, {num(plain)} tok/s per stream")
+    return f"{body}{total} → {num(plain)} tok/s per stream"
 
 
 def _prefill_text(s: Scenario, inp: Inputs, out: Outputs) -> str:
@@ -271,7 +276,7 @@ def _result(s: Scenario, inp: Inputs, out: Outputs, explain: bool = True) -> Res
 
     low = high = None
     if runs and decode is not None:
-        low, high = _band(s, decode)
+        low, high = _band(s, decode, ceiling or decode)
         lo, hi = decode_band(s)
         step("Band", lambda: (
             f"measured ÷ predicted ran {lo:.2f}–{hi:.2f} (10th–90th percentile) for "

@@ -164,3 +164,21 @@ def test_no_architecture_kv_is_zero_and_said() -> None:
     r = evaluate(scen(model=ModelArch(total_params_b=8)))
     assert r.kv_gb == 0 and not r.kv_known
     assert any("KV cache counts as zero" in n for n in r.notes)
+
+
+def test_long_context_stops_at_the_bandwidth_ceiling() -> None:
+    """On a discrete GPU the fitted KV factor is below η, so past the measured contexts the realistic
+    figure would overtake the ceiling: it stops there, and its band's top with it."""
+    s = scen(context=131072)
+    r = evaluate(s)
+    # ceiling: (4.91 GB weights + 131,072 tokens × 131,072 B of KV) ÷ 1000 GB/s = 22.1 ms → 45.3 tok/s
+    assert r.decode_ceiling_tok_s == pytest.approx(1000e9 / (8.03e9 * 4.89 / 8 + 131072 * 131072), rel=1e-6)
+    assert r.decode_tok_s == pytest.approx(r.decode_ceiling_tok_s, rel=1e-9)
+    assert r.decode_high_tok_s == pytest.approx(r.decode_ceiling_tok_s, rel=1e-9)
+    assert "capped at the ceiling" in next(st.text for st in r.steps if st.label == "Decode realistic")
+    # at 4k the cap does not bind: the realistic figure sits below the ceiling
+    short = evaluate(scen(context=4096))
+    assert short.decode_tok_s is not None and short.decode_ceiling_tok_s is not None
+    assert short.decode_tok_s < 0.8 * short.decode_ceiling_tok_s
+    c = curve(s, "context", n=50)
+    assert np.all(c.decode <= c.ceiling * (1 + 1e-9)) and np.all(c.high <= c.ceiling * (1 + 1e-9))

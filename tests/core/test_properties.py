@@ -66,6 +66,17 @@ def test_no_nan_inf_or_negative(s: Scenario) -> None:
         assert r.decode_tok_s is not None and r.decode_tok_s > 0
 
 
+@settings(max_examples=300, deadline=None)
+@given(scenarios())
+def test_realistic_never_above_the_ceiling_without_speculation(s: Scenario) -> None:
+    s = s.model_copy(update={"workload": s.workload.model_copy(update={"speculative": Speculative(enabled=False)})})
+    r = evaluate(s)
+    if r.runs:
+        assert r.decode_tok_s is not None and r.decode_ceiling_tok_s is not None
+        assert r.decode_tok_s <= r.decode_ceiling_tok_s * (1 + 1e-9)
+        assert r.decode_high_tok_s is not None and r.decode_high_tok_s <= r.decode_ceiling_tok_s * (1 + 1e-9)
+
+
 @settings(max_examples=200, deadline=None)
 @given(scenarios(), st.floats(1.01, 10))
 def test_more_bandwidth_never_slower(s: Scenario, factor: float) -> None:

@@ -140,6 +140,8 @@ class NumbersPanel(QWidget):
         self.bar.set_result(r)
         if snap.session != self._steps_session:
             self._steps_timer.start()
+            if self.steps.isEnabled():  # greyed while it shows an earlier scenario (once per drag)
+                self.steps.setEnabled(False)
 
     def _show_steps(self) -> None:
         """The worked arithmetic for the current scenario (the store's results leave it out)."""
@@ -153,3 +155,4 @@ class NumbersPanel(QWidget):
         if html != self._steps_html:
             self._steps_html = html
             self.steps.setHtml(html)
+        self.steps.setEnabled(True)

@@ -331,3 +331,13 @@ def test_a_drag_leaves_the_same_pixels_as_a_full_repaint(qtbot, window: MainWind
     diff = np.abs(on_screen - drawn).max(axis=2)
     assert np.count_nonzero(diff > 48) <= 20
     assert np.count_nonzero(diff) < 0.002 * diff.size
+
+
+def test_worked_arithmetic_is_greyed_while_it_lags_behind(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    """Mid-drag the numbers are current and the arithmetic is not yet: it shows greyed until it is."""
+    steps = window.numbers_panel.steps
+    assert steps.isEnabled()
+    window.store.update("workload", context=65536)
+    assert not steps.isEnabled()
+    qtbot.waitUntil(steps.isEnabled, timeout=2000)
+    assert "65,792 tokens" in steps.toPlainText()  # 65,536 of context + 256 of output

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF
+from PySide6.QtCore import QPointF
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QStaticText, QTransform
 
 from advisor.ui import theme
@@ -36,6 +36,18 @@ class Label(NamedTuple):
     optional: bool = False  # left out where it would overlap a label that is not
 
 
+class Box(NamedTuple):
+    """A label's text rectangle in device pixels."""
+
+    x: float
+    y: float
+    w: float
+    h: float
+
+    def overlaps(self, o: Box) -> bool:
+        return self.x < o.x + o.w and o.x < self.x + self.w and self.y < o.y + o.h and o.y < self.y + self.h
+
+
 class Labels(ViewOverlay):
     def __init__(self, point_size: float) -> None:
         super().__init__()
@@ -46,8 +58,8 @@ class Labels(ViewOverlay):
         self.avoid: list[Labels] = []  # other label items in the same view whose text optional labels avoid
         self.version = 0  # counts changes of the labels or their size, for the placement cache below
         # Where the labels went, for one device transform: most repaints (a marker moving) change neither.
-        self._placed: tuple[tuple[object, ...], list[tuple[Label, QRectF]]] | None = None
-        self._rects: tuple[tuple[object, ...], list[tuple[Label, QRectF]]] | None = None
+        self._placed: tuple[tuple[object, ...], list[tuple[Label, Box]]] | None = None
+        self._rects: tuple[tuple[object, ...], list[tuple[Label, Box]]] | None = None
 
     def set_labels(self, labels: list[Label]) -> None:
         if labels != self.labels:
@@ -82,22 +94,24 @@ class Labels(ViewOverlay):
                 self._texts.pop(next(iter(self._texts)))
         return self._texts[key]
 
-    def rects(self, to_device: QTransform) -> list[tuple[Label, QRectF]]:
+    def rects(self, to_device: QTransform) -> list[tuple[Label, Box]]:
         """Where each label's text lands, in device pixels (kept while neither changes: another
-        item's labels avoid these on every repaint of theirs)."""
+        item's labels avoid these on every repaint of theirs). Plain floats: a Qt point and rect per
+        label cost more than the arithmetic."""
         t = to_device
-        key = (t.m11(), t.m12(), t.m21(), t.m22(), t.dx(), t.dy(), self.version)
+        m11, m12, m21, m22, dx, dy = t.m11(), t.m12(), t.m21(), t.m22(), t.dx(), t.dy()
+        key = (m11, m12, m21, m22, dx, dy, self.version)
         if self._rects is not None and self._rects[0] == key:
             return self._rects[1]
         out = []
         for lab in self.labels:
             _, w, h = self._static(lab.text, lab.bold)
-            at = to_device.map(QPointF(lab.x, lab.y))
-            out.append((lab, QRectF(at.x() - lab.anchor[0] * w, at.y() - lab.anchor[1] * h, w, h)))
+            x, y = m11 * lab.x + m21 * lab.y + dx, m12 * lab.x + m22 * lab.y + dy
+            out.append((lab, Box(x - lab.anchor[0] * w, y - lab.anchor[1] * h, w, h)))
         self._rects = (key, out)
         return out
 
-    def placed(self, to_device: QTransform) -> list[tuple[Label, QRectF]]:
+    def placed(self, to_device: QTransform) -> list[tuple[Label, Box]]:
         """The labels that are drawn and where: optional ones give way to the others and to the
         labels of other items in the same view (`avoid`)."""
         t = to_device
@@ -105,12 +119,13 @@ class Labels(ViewOverlay):
                *(other.version for other in self.avoid))
         if self._placed is not None and self._placed[0] == key:
             return self._placed[1]
-        obstacles = [rect for other in self.avoid for _, rect in other.rects(to_device)]
-        placed: list[tuple[Label, QRectF]] = []
-        for lab, rect in sorted(self.rects(to_device), key=lambda lr: lr[0].optional):  # must-show ones first
-            if lab.optional and any(rect.intersects(other) for other in obstacles + [r for _, r in placed]):
+        taken = [box for other in self.avoid for _, box in other.rects(to_device)]
+        placed: list[tuple[Label, Box]] = []
+        for lab, box in sorted(self.rects(to_device), key=lambda lb: lb[0].optional):  # must-show ones first
+            if lab.optional and any(box.overlaps(other) for other in taken):
                 continue
-            placed.append((lab, rect))
+            placed.append((lab, box))
+            taken.append(box)
         self._placed = (key, placed)
         return placed
 
@@ -120,8 +135,11 @@ class Labels(ViewOverlay):
         p.resetTransform()
         for bold in (False, True):
             p.setFont(self._font(bold)[0])
-            for lab, rect in placed:
+            color = ""
+            for lab, box in placed:
                 if lab.bold == bold:
-                    p.setPen(QColor(lab.color))
-                    p.drawStaticText(rect.topLeft(), self._static(lab.text, bold)[0])
+                    if lab.color != color:
+                        color = lab.color
+                        p.setPen(QColor(color))
+                    p.drawStaticText(QPointF(box.x, box.y), self._static(lab.text, bold)[0])
         p.restore()

@@ -11,7 +11,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
-from advisor import __version__
+import advisor
 from advisor.catalog.convert import to_hardware, to_model, to_quant
 from advisor.catalog.loader import Catalog, load_catalog
 from advisor.core.curves import AXES
@@ -65,9 +65,20 @@ def default_session(catalog: Catalog) -> Session:
                    quant_id=qid if "quant" in parts else None)
 
 
+class _VersionAction(argparse.Action):
+    """--version, looked up only when asked (see advisor.__getattr__)."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_args: object) -> None:
+        print(f"{parser.prog} {advisor.__version__}")  # stdout, as argparse's own version action
+        parser.exit()
+
+
 def parse_args(argv: list[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="llm-speed-advisor", description="LLM decode-speed advisor (desktop app)")
-    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    p.add_argument("--version", action=_VersionAction, help="show the version and exit")
     p.add_argument("--screenshot", type=Path, metavar="FILE.png",
                    help="render the main window to FILE.png and exit")
     p.add_argument("--scenario", type=Path, metavar="FILE.json", help="open this scenario instead of the last one")
@@ -92,7 +103,6 @@ def main(argv: list[str] | None = None) -> int:
 
     app = QApplication.instance() or QApplication([sys.argv[0]])
     app.setApplicationName("LLM speed advisor")
-    app.setApplicationVersion(__version__)
     app.setDesktopFileName(APP_ID)  # Wayland: match the window to llm-speed-advisor.desktop and its icon
     app.setWindowIcon(app_icon())
     catalog = load_catalog(user_catalog_dir())
@@ -133,6 +143,8 @@ def main(argv: list[str] | None = None) -> int:
 
     window.show()
     QTimer.singleShot(0, report_painted)
+    # The version reads package metadata (about 0.08 s of imports): after the window is up.
+    QTimer.singleShot(0, lambda: app.setApplicationVersion(advisor.__version__))
     if problems:
         QMessageBox.warning(window, "Some files could not be read", "\n".join(problems[:20]))
     code = app.exec()

@@ -9,8 +9,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from advisor.core.calibration import terms_for
-from advisor.core.inputs import build_inputs
+from advisor.core.inputs import build_inputs, realistic_band
 from advisor.core.roofline import Inputs, solve
 from advisor.core.scenario import Scenario
 from advisor.core.units import GB
@@ -126,10 +125,7 @@ def curve(scenario: Scenario, axis: Axis, x: NDArray[np.float64] | None = None, 
     xs = default_range(scenario, axis, n) if x is None else np.asarray(x, dtype=float)
     inp = axis_inputs(scenario, axis, xs)
     out = solve(inp)
-    # The band is the spread the validation found for this class and engine (measured ÷ predicted).
-    lo, hi = terms_for(scenario.hardware.kind, scenario.workload.engine).decode.band
-    # A measurement cannot beat the bandwidth ceiling: the band's top stops there (speculation aside).
-    low, high = out.decode * lo, np.minimum(out.decode * hi, np.maximum(out.ceiling, out.decode))
+    low, high = realistic_band(scenario, out.decode, out.ceiling)
     full = np.ones_like(xs)
     fits = out.fits * full > 0
     runs = out.runs * full > 0

@@ -6,10 +6,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from advisor.core.calibration import BACKEND_LABELS, terms_for
+from advisor.core.calibration import BACKEND_LABELS
 from advisor.core.feel import FEEL_TEXT, feel
 from advisor.core.fmt import num
-from advisor.core.inputs import backend_in_use, backend_terms, build_inputs, decode_eta
+from advisor.core.inputs import backend_in_use, backend_terms, build_inputs, decode_band, decode_eta, realistic_band
 from advisor.core.result import Result, Step
 from advisor.core.roofline import Inputs, Outputs, attention_flops, solve
 from advisor.core.scenario import Scenario
@@ -33,18 +33,6 @@ def crossover_batch(inp: Inputs) -> float | None:
     if denom <= 0:
         return None
     return (weights / _f(inp.fast_bw)) / denom
-
-
-def decode_band(scenario: Scenario) -> tuple[float, float]:
-    """measured ÷ predicted decode at the 10th and 90th percentile, as the validation found it for
-    the scenario's hardware class and engine (advisor.core.calibration)."""
-    return terms_for(scenario.hardware.kind, scenario.workload.engine).decode.band
-
-
-def _band(scenario: Scenario, decode: float, ceiling: float) -> tuple[float, float]:
-    """The band around a realistic figure; its top stops at the ceiling (speculation aside)."""
-    lo, hi = decode_band(scenario)
-    return decode * lo, min(decode * hi, max(ceiling, decode))
 
 
 def _backend_factor(s: Scenario, part: str) -> tuple[float, str] | None:
@@ -276,7 +264,7 @@ def _result(s: Scenario, inp: Inputs, out: Outputs, explain: bool = True) -> Res
 
     low = high = None
     if runs and decode is not None:
-        low, high = _band(s, decode, ceiling or decode)
+        low, high = (float(v) for v in realistic_band(s, decode, ceiling or decode))
         lo, hi = decode_band(s)
         step("Band", lambda: (
             f"measured ÷ predicted ran {lo:.2f}–{hi:.2f} (10th–90th percentile) for "

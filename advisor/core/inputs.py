@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from advisor.core.calibration import (
     CALIBRATION,
     Backend,
@@ -18,7 +20,7 @@ from advisor.core.efficiency import Engine
 from advisor.core.kv import kv_shape
 from advisor.core.model import ModelArch
 from advisor.core.quant import KVPrecision
-from advisor.core.roofline import Inputs
+from advisor.core.roofline import Inputs, Num
 from advisor.core.scenario import Scenario
 from advisor.core.units import BILLION, GB, TFLOPS
 
@@ -118,6 +120,19 @@ def realistic_fields(scenario: Scenario, calibration: Calibration | None = None)
         attn_factor=1.0 if plain_prefill else p.attn_factor,
         moe_factor=1.0 if plain_prefill else p.moe_factor,
     )
+
+
+def decode_band(scenario: Scenario) -> tuple[float, float]:
+    """measured ÷ predicted decode at the 10th and 90th percentile, as the validation found it for
+    the scenario's hardware class and engine (advisor.core.calibration)."""
+    return terms_for(scenario.hardware.kind, scenario.workload.engine).decode.band
+
+
+def realistic_band(scenario: Scenario, decode: Num, ceiling: Num) -> tuple[Num, Num]:
+    """(low, high) around realistic decode figures (floats or arrays). The top stops at the ceiling:
+    a measurement cannot beat it (speculation, which can, already puts decode above it)."""
+    lo, hi = decode_band(scenario)
+    return decode * lo, np.minimum(decode * hi, np.maximum(ceiling, decode))
 
 
 def unfused_attn_eta(scenario: Scenario, calibration: Calibration | None = None) -> float:

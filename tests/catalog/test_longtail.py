@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import datetime as dt
 import gzip
-import importlib.util
 import json
 import pickle
 import subprocess
 import sys
-from pathlib import Path
 from types import ModuleType
 
 import pytest
@@ -28,8 +26,7 @@ from advisor.catalog.longtail import (
 )
 from advisor.catalog.schema import HardwareEntry
 from advisor.cli import main
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.scripts import ROOT, load
 
 
 @pytest.fixture(scope="module")
@@ -207,11 +204,7 @@ def test_catalog_hardware_all_lists_the_long_tail(capsys: pytest.CaptureFixture[
 
 
 def _build_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("build_longtail", ROOT / "scripts" / "build_longtail.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load(ROOT / "scripts" / "build_longtail.py", "build_longtail")
 
 
 def _record(name: str, **kw: object) -> dict[str, object]:

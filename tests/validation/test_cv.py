@@ -3,9 +3,7 @@ balanced folds, a parseable key=value line, the same numbers on every run, nothi
 
 from __future__ import annotations
 
-import importlib.util
 from collections import Counter, defaultdict
-from pathlib import Path
 from types import ModuleType
 
 import numpy as np
@@ -14,8 +12,8 @@ import pytest
 from advisor.catalog.loader import shipped_catalog
 from advisor.validation import cv
 from advisor.validation.data import Case, DataSet, config_key, load_dataset
+from tests.scripts import ROOT, load
 
-ROOT = Path(__file__).resolve().parents[2]
 CALIBRATION_PY = ROOT / "advisor" / "core" / "calibration.py"
 
 
@@ -26,11 +24,7 @@ def data() -> DataSet:
 
 @pytest.fixture(scope="module")
 def validate() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("validate_script", ROOT / "benchmarks" / "validate.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load(ROOT / "benchmarks" / "validate.py", "validate_script")
 
 
 def test_training_cases_leave_out_every_held_out_row(data: DataSet) -> None:

@@ -57,6 +57,14 @@ def test_export_plot_alone_exits_without_a_window(qapp, tmp_path: Path) -> None:
     out = tmp_path / "params.png"
     assert main(["--export-plot", "params", str(out)]) == 0
     assert png_size(out) == (1920, 1080)
+    # the catalog's models are on it, as in the window's export (its legend lists them)
+    from PySide6.QtGui import QColor, QImage
+
+    from advisor.ui import theme
+
+    img = QImage(str(out))
+    diamond = QColor(theme.POINTS).rgb()
+    assert sum(img.pixel(x, y) == diamond for x in range(0, 1920, 2) for y in range(0, 1080, 2)) > 50
 
 
 def test_export_plot_rejects_an_unknown_axis(capsys: pytest.CaptureFixture[str]) -> None:

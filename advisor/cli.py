@@ -25,11 +25,12 @@ from advisor.catalog.longtail import find_hardware, is_longtail
 from advisor.core.curves import AXES, curve
 from advisor.core.evaluate import evaluate
 from advisor.core.fmt import num
+from advisor.core.published import Compared, Setup, comparison
 from advisor.core.recommend import recommend
 from advisor.core.result import Result
 from advisor.core.scenario import Scenario
 from advisor.errors import CliError
-from advisor.measure.entry import apply_measured
+from advisor.measure.entry import apply_measured, machine_id
 from advisor.paths import user_catalog_dir
 
 
@@ -222,6 +223,21 @@ def llama_bench_command(s: Scenario, r: Result) -> str:
             f"-ngl {layers} -b 2048{extra} -fa {1 if flash else 0}")
 
 
+def published_compared(args: argparse.Namespace, s: Scenario, catalog: Catalog) -> tuple[list[Compared], int]:
+    """Published runs of exactly this setup (catalog machine, model and quant ids from the flags)."""
+    hw = find_hardware(catalog, args.hardware) if args.hardware else None
+    setup = Setup(s, machine_id(hw.id) if hw is not None else None, args.model, args.quant)
+    return comparison(catalog.published, setup)
+
+
+def published_json(found: list[Compared], more: int) -> list[dict[str, Any]]:
+    rows = [{"test": c.row.test_name(), "model": c.row.model, "measured_tok_s": c.row.tok_s,
+             "model_for_that_run_tok_s": c.model_tok_s, "backend": c.row.backend.value if c.row.backend else None,
+             "build": c.row.build or None, "flash_attention": c.row.flash_attention, "source": c.row.source}
+            for c in found]
+    return rows + ([{"more": more}] if more else [])
+
+
 def result_json(s: Scenario, r: Result) -> dict[str, Any]:
     out = {k: getattr(r, k) for k in JSON_KEYS}
     out["interactive_class"] = r.interactive_class.value if r.interactive_class else "does_not_run"
@@ -260,12 +276,24 @@ def result_text(s: Scenario, r: Result) -> str:
     return "\n".join(lines)
 
 
+def published_text(found: list[Compared], more: int) -> list[str]:
+    if not found:
+        return []
+    lines = ["", "Published:  runs on this machine with this model and quant, beside the model for that run"]
+    lines += [f"  {c.text()}\n    {c.row.source}" for c in found]
+    return lines + ([f"  … and {more} more"] if more else [])
+
+
 def cmd_estimate(args: argparse.Namespace, catalog: Catalog) -> int:
     if args.many is not None:
         return estimate_many(args, catalog)
     s = scenario_from_args(args, catalog)
     r = evaluate(s)
-    print(json.dumps(result_json(s, r), indent=2) if args.json else result_text(s, r))
+    found, more = published_compared(args, s, catalog)
+    if args.json:
+        print(json.dumps({**result_json(s, r), "published": published_json(found, more)}, indent=2))
+    else:
+        print("\n".join([result_text(s, r), *published_text(found, more)]))
     return 0
 
 
@@ -321,7 +349,8 @@ def estimate_many(args: argparse.Namespace, catalog: Catalog) -> int:
             try:
                 ns = _line_args(json.loads(text), parser, args)
                 s = scenario_from_args(ns, catalog)
-                out: dict[str, Any] = {"line": n, **result_json(s, evaluate(s))}
+                out: dict[str, Any] = {"line": n, **result_json(s, evaluate(s)),
+                                       "published": published_json(*published_compared(ns, s, catalog))}
             except json.JSONDecodeError as err:
                 out, failed = {"line": n, "error": f"not JSON: {err.msg}"}, failed + 1
             except (_LineError, CliError) as err:

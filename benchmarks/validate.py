@@ -2,7 +2,8 @@
 
     .venv/bin/python benchmarks/validate.py            # fit on the training rows, print the report
     .venv/bin/python benchmarks/validate.py --write    # ... and rewrite the FITTED block of
-                                                       #     advisor/core/calibration.py
+                                                       #     advisor/core/calibration.py and the app's
+                                                       #     catalogs/published/decode.json
     .venv/bin/python benchmarks/validate.py --json     # the report as JSON
     .venv/bin/python benchmarks/validate.py --cv       # 5-fold cross-validation by configuration inside
                                                        #     the training rows, seeds 0..2 (writes nothing;
@@ -25,14 +26,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from advisor.catalog.loader import shipped_catalog  # noqa: E402
+from advisor.atomic import write_atomic  # noqa: E402
+from advisor.catalog.loader import PUBLISHED_FILE, shipped_catalog  # noqa: E402
 from advisor.core.calibration import Calibration  # noqa: E402
 from advisor.validation.cv import DEFAULT_K, DEFAULT_SEEDS, cross_validate, cv_dict, cv_text  # noqa: E402
 from advisor.validation.data import load_dataset  # noqa: E402
 from advisor.validation.fit import BACKEND_PRIOR_ROWS, fit  # noqa: E402
+from advisor.validation.published import published_json  # noqa: E402
 from advisor.validation.report import build_report, report_text  # noqa: E402
 
 CALIBRATION_PY = ROOT / "advisor" / "core" / "calibration.py"
+PUBLISHED_JSON = ROOT.joinpath("catalogs", *PUBLISHED_FILE)
 BEGIN = "# --- FITTED: begin"
 END = "# --- FITTED: end"
 
@@ -86,7 +90,8 @@ def write_block(block: str, path: Path = CALIBRATION_PY) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--write", action="store_true", help="rewrite the FITTED block of advisor/core/calibration.py")
+    ap.add_argument("--write", action="store_true",
+                    help="rewrite the FITTED block of advisor/core/calibration.py and catalogs/published/decode.json")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--cv", nargs="?", type=int, const=DEFAULT_K, default=None, metavar="K",
                     help=f"K-fold cross-validation by configuration inside the training rows (K={DEFAULT_K} "
@@ -123,6 +128,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.write:
         write_block(fitted_block(cal, notes))
         print(f"wrote the fitted terms to {CALIBRATION_PY.relative_to(ROOT)}", file=sys.stderr)
+        write_atomic(PUBLISHED_JSON, published_json(data.cases))
+        print(f"wrote the published measurements to {PUBLISHED_JSON.relative_to(ROOT)}", file=sys.stderr)
     report = build_report(data, cal)
     print(json.dumps(report, indent=2) if args.json else report_text(report))
     return 0

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from advisor.catalog.schema import HardwareEntry, KVCacheEntry, ModelEntry, QuantEntry
+from advisor.core.published import Published
 
 E = TypeVar("E", bound=BaseModel)
 
@@ -25,6 +26,7 @@ KINDS: dict[str, tuple[str, type[BaseModel]]] = {
     "quants": ("quant", QuantEntry),
 }
 KV_TABLE = "kv_cache"
+PUBLISHED_FILE = ("published", "decode.json")  # under the catalog root
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,7 @@ class Catalog:
     problems: tuple[str, ...] = ()  # one line per bad file or entry: file, entry and field
     user_ids: frozenset[str] = frozenset()  # "kind/id" of entries that came from the user's folder
     shadowed: tuple[str, ...] = ()  # user entries that replace a shipped id
+    published: tuple[Published, ...] = ()  # published decode measurements on catalog hardware
 
 
 def catalog_root() -> Traversable:
@@ -99,8 +102,26 @@ def load_shipped(root: Traversable | None = None) -> Catalog:
             if KV_TABLE in data:
                 for e in validate_entries(data[KV_TABLE], KVCacheEntry, where, problems):
                     kv[e.id.value] = e
+    published = load_published(root.joinpath(*PUBLISHED_FILE), "catalogs/" + "/".join(PUBLISHED_FILE), problems)
     return Catalog(hardware=found["hardware"], models=found["models"], quants=found["quants"], kv_cache=kv,
-                   problems=tuple(problems))
+                   problems=tuple(problems), published=published)
+
+
+def load_published(path: Traversable, where: str, problems: list[str]) -> tuple[Published, ...]:
+    """The published measurements (a JSON object whose "rows" is a list); a bad row is reported and
+    skipped, a missing or unreadable file means none (and says so, unless it is simply absent)."""
+    if not path.is_file():
+        return ()
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        problems.append(f"{where}: cannot read: {err}")
+        return ()
+    rows = raw.get("rows") if isinstance(raw, dict) else None
+    if not isinstance(rows, list):
+        problems.append(f"{where}: expected a JSON object with a list of \"rows\"")
+        return ()
+    return tuple(validate_entries(rows, Published, where, problems))
 
 
 @lru_cache(maxsize=1)
@@ -147,5 +168,5 @@ def load_catalog(user_dir: Path | None = None) -> Catalog:
         merged[kind] = base
     return Catalog(hardware=merged["hardware"], models=merged["models"], quants=merged["quants"],
                    kv_cache=shipped.kv_cache, problems=shipped.problems + tuple(problems),
-                   user_ids=frozenset(user_ids), shadowed=tuple(shadowed))
+                   user_ids=frozenset(user_ids), shadowed=tuple(shadowed), published=shipped.published)
 

@@ -31,6 +31,13 @@ def mine_id(base_id: str | None, name: str) -> str:
     return stem[: MAX_ID - len(MINE_SUFFIX)].rstrip("-._") + MINE_SUFFIX
 
 
+def machine_id(hardware_id: str | None) -> str | None:
+    """The catalog machine an entry is: `<id>-mine` is `<id>` measured by the user."""
+    if hardware_id and hardware_id.endswith(MINE_SUFFIX):
+        return hardware_id[: -len(MINE_SUFFIX)]
+    return hardware_id
+
+
 def measured_entry(base: HardwareEntry | None, hardware: Hardware, fit: FitResult, *, model_id: str | None = None,
                    quant_id: str | None = None, when: str = "", model_name: str = "") -> HardwareEntry:
     """The user's entry: `hardware`'s figures (those the fit used), `base`'s catalog facts, the fitted η

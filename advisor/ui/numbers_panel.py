@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QLabel, QSizePolicy, QTextBrowser, QVBoxLayout, QW
 
 from advisor.core.evaluate import evaluate
 from advisor.core.fmt import num
+from advisor.core.published import comparison
 from advisor.core.result import Result
 from advisor.session import Session
 from advisor.ui import theme
@@ -68,6 +69,12 @@ class MemoryBar(QWidget):
         p.end()
 
 
+def short_url(url: str, keep: int = 48) -> str:
+    """The address without its scheme, cut to `keep` characters: the link itself is the full one."""
+    bare = url.split("://", 1)[-1]
+    return bare if len(bare) <= keep else bare[: keep - 1] + "…"
+
+
 class NumbersPanel(QWidget):
     def __init__(self, store: Store, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -88,6 +95,7 @@ class NumbersPanel(QWidget):
         self.steps = QTextBrowser()
         self.steps.setFrameShape(QTextBrowser.Shape.NoFrame)
         self.steps.setToolTip("The arithmetic behind every number above")
+        self.steps.setOpenExternalLinks(True)  # a published measurement's source opens in the browser
         self.steps.setMinimumHeight(160)
         lay = QVBoxLayout(self)
         lay.addWidget(self.verdict)
@@ -143,6 +151,20 @@ class NumbersPanel(QWidget):
             if self.steps.isEnabled():  # greyed while it shows an earlier scenario (once per drag)
                 self.steps.setEnabled(False)
 
+    def _published_lines(self, session: Session) -> list[str]:
+        """Published runs of exactly this setup, each beside the model's figure for that run."""
+        found, more = comparison(self.store.catalog.published, self.store.setup(session))
+        if not found:
+            return []
+        out = ["<b>Published</b>: runs on this machine with this model and quant (squares on the plots), "
+               "each beside what the model gives for that run's context, backend and build"]
+        for c in found:
+            url = c.row.source
+            out.append(f"&nbsp;• {escape(c.text())} — <a href='{escape(url, quote=True)}'>{escape(short_url(url))}</a>")
+        if more:
+            out.append(f"&nbsp;• and {more} more")
+        return out
+
     def _show_steps(self) -> None:
         """The worked arithmetic for the current scenario (the store's results leave it out)."""
         self._steps_timer.stop()
@@ -150,6 +172,7 @@ class NumbersPanel(QWidget):
         r = evaluate(session.scenario)
         lines = [f"<b>{escape(s.label)}</b>: {escape(s.text)}" for s in r.steps]
         lines += [f"<i>{escape(n)}</i>" for n in r.notes]
+        lines += self._published_lines(session)
         html = "<br>".join(lines)
         self._steps_session = session
         if html != self._steps_html:

@@ -7,7 +7,7 @@ coalesces a slider drag into one ranking), so dragging stays smooth."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import ValidationError
@@ -17,9 +17,11 @@ from advisor.catalog.convert import to_model, to_quant
 from advisor.catalog.loader import Catalog
 from advisor.core.curves import AXES, Axis, Curve, curve, curve_key, with_marker
 from advisor.core.evaluate import evaluate
+from advisor.core.published import Setup, points
 from advisor.core.recommend import ModelPoints, Recommendation, model_points, recommend
 from advisor.core.result import Result
 from advisor.core.scenario import Scenario
+from advisor.measure.entry import machine_id
 from advisor.session import Session
 
 UNDO_LIMIT = 200
@@ -31,11 +33,16 @@ SECTIONS = ("hardware", "model", "quant", "workload")
 EXTRAS_DELAY_MS = 120  # how long edits must pause before the catalog is re-ranked
 
 
+XY = tuple[tuple[float, ...], tuple[float, ...]]
+NO_POINTS: dict[Axis, XY] = {axis: ((), ()) for axis in AXES}
+
+
 @dataclass(frozen=True)
 class Snapshot:
     session: Session
     result: Result
     curves: dict[Axis, Curve]
+    published: dict[Axis, XY] = field(default_factory=lambda: NO_POINTS)  # (x, tok/s per stream) per plot
 
 
 @dataclass(frozen=True)
@@ -67,6 +74,7 @@ class Store(QObject):
         self._undo: list[tuple[Session, str]] = []
         self._redo: list[tuple[Session, str]] = []
         self._curves: dict[Axis, tuple[Scenario, Curve]] = {}
+        self._published: tuple[object, dict[Axis, XY]] | None = None
         self.snapshot = self._compute(session or Session())
         self.extras = self._compute_extras(self.snapshot.session)
         self._extras_timer = QTimer(self)
@@ -147,6 +155,7 @@ class Store(QObject):
 
     def set_catalog(self, catalog: Catalog) -> None:
         self.catalog = catalog
+        self._published = None
         self._models = [(k, to_model(m)) for k, m in catalog.models.items()]
         self._quants = [(k, to_quant(q)) for k, q in catalog.quants.items() if q.format == "gguf"]
         self.extras = self._compute_extras(self.session)
@@ -171,7 +180,26 @@ class Store(QObject):
         s = session.scenario
         # The worked arithmetic is left out: only the numbers panel shows it, once edits pause.
         return Snapshot(session=session, result=evaluate(s, explain=False),
-                        curves={axis: self._curve(s, axis) for axis in AXES})
+                        curves={axis: self._curve(s, axis) for axis in AXES}, published=self._published_points(session))
+
+    def setup(self, session: Session | None = None) -> Setup:
+        """The session's setup for matching published measurements: a `-mine` entry is its machine."""
+        session = session or self.session
+        return Setup(session.scenario, machine_id(session.hardware_id), session.model_id, session.quant_id)
+
+    def _published_points(self, session: Session) -> dict[Axis, XY]:
+        """Each plot's published measurements, recomputed only when what they depend on changed."""
+        rows = self.catalog.published
+        if not rows:
+            return NO_POINTS
+        s = session.scenario
+        key = (session.hardware_id, session.model_id, session.quant_id, s.hardware.devices, s.workload.engine,
+               s.workload.streams, s.quant.bits_per_weight, s.model.total_params_b)
+        if self._published is None or self._published[0] != key:
+            setup = self.setup(session)
+            found = {axis: points(rows, setup, axis) for axis in AXES}
+            self._published = (key, {a: (tuple(x), tuple(y)) for a, (x, y) in found.items()})
+        return self._published[1]
 
     def _curve(self, s: Scenario, axis: Axis) -> Curve:
         """The axis's curve, reused while only its own variable moved (then just the marker moves)."""

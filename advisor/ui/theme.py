@@ -23,6 +23,7 @@ CEILING = "#555555"
 THRESHOLD = "#000000"
 CLIFF = "#D55E00"  # vermillion
 POINTS = "#CC79A7"  # reddish purple
+PUBLISHED = "#000000"  # hollow squares: published measurements
 FEEL_TEXT = "#6b6b6b"
 
 # Machines in compare mode, in order (Okabe–Ito without yellow, which vanishes on white).

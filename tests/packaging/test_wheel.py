@@ -28,8 +28,8 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_wheel_contains_catalogs_and_resources(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
-    for toml in (ROOT / "catalogs").rglob("*.toml"):
-        assert f"advisor/_catalogs/{toml.relative_to(ROOT / 'catalogs').as_posix()}" in names
+    for data in (*(ROOT / "catalogs").rglob("*.toml"), *(ROOT / "catalogs").rglob("*.json")):
+        assert f"advisor/_catalogs/{data.relative_to(ROOT / 'catalogs').as_posix()}" in names
     for f in (ROOT / "resources").rglob("*"):
         if f.is_file():
             assert f"advisor/_resources/{f.relative_to(ROOT / 'resources').as_posix()}" in names
@@ -48,7 +48,7 @@ def test_installed_wheel_finds_its_catalogs(wheel: Path, tmp_path: Path) -> None
         "cat = load_catalog(Path('no-user-catalog'))\n"
         "print(json.dumps({'advisor': advisor.__file__, 'catalogs': str(catalog_root()),\n"
         "  'resources': str(resource_root()), 'hardware': len(cat.hardware), 'models': len(cat.models),\n"
-        "  'quants': len(cat.quants), 'problems': list(cat.problems),\n"
+        "  'quants': len(cat.quants), 'published': len(cat.published), 'problems': list(cat.problems),\n"
         "  'icon': (resource_root() / 'icons' / 'llm-speed-advisor-256.png').is_file()}))\n"
     )
     env = dict(os.environ, PYTHONPATH=str(site))
@@ -60,5 +60,6 @@ def test_installed_wheel_finds_its_catalogs(wheel: Path, tmp_path: Path) -> None
     assert Path(got["catalogs"]) == site / "advisor" / "_catalogs"
     assert Path(got["resources"]) == site / "advisor" / "_resources"
     assert got["hardware"] > 20 and got["models"] > 20 and got["quants"] > 5
+    assert got["published"] == 204  # catalogs/published/decode.json
     assert got["problems"] == []
     assert got["icon"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Sequence
 
 import numpy as np
 import pyqtgraph as pg
@@ -126,13 +127,16 @@ class TokPlot(pg.PlotItem):
         self.marker = Dot(pg.mkBrush(theme.REALISTIC))
         self.marker.setZValue(30)
         self.addItem(self.marker, ignoreBounds=True)
-        # The user's own measurements (advisor.measure): one scatter item, empty until there are some.
+        # The user's own measurements (advisor.measure) and the published ones on this machine
+        # (advisor.core.published): scatter items, each in the legend only while it has points.
         self.measured = Points(pg.mkBrush(theme.AXIS), pg.mkPen("w", width=1.5), 11)
-        self.measured.setZValue(20)
-        self.measured.setVisible(False)
-        self.addItem(self.measured, ignoreBounds=True)
-        self._measured_in_legend = False
-        self._measured_xy: tuple[tuple[float, ...], tuple[float, ...]] = ((), ())
+        self.published = Points(pg.mkBrush(theme.BACKGROUND), pg.mkPen(theme.PUBLISHED, width=1.5), 8, square=True)
+        self._shown_xy: dict[Points, tuple[tuple[float, ...], tuple[float, ...]]] = {}
+        for item in (self.measured, self.published):
+            item.setZValue(20)
+            item.setVisible(False)
+            self.addItem(item, ignoreBounds=True)
+            self._shown_xy[item] = ((), ())
 
         # Hover readout.
         self.readout = readout_item()
@@ -225,21 +229,29 @@ class TokPlot(pg.PlotItem):
 
     def show_measured(self, xs: list[float] | NDArray[np.float64], ys: list[float] | NDArray[np.float64]) -> None:
         """Draw the user's measured points (x on this plot's axis, tok/s); empty lists hide them."""
+        self._show_points(self.measured, "measured by you", xs, ys)
+
+    def show_published(self, xs: Sequence[float], ys: Sequence[float]) -> None:
+        """Draw the published measurements that match the scenario (x on this plot's axis, tok/s)."""
+        self._show_points(self.published, "published runs", xs, ys)
+
+    def _show_points(self, item: Points, name: str, xs: Sequence[float] | NDArray[np.float64],
+                     ys: Sequence[float] | NDArray[np.float64]) -> None:
         x = np.asarray(xs, dtype=float)
         y = np.asarray(ys, dtype=float)
         ok = (x > 0) & (y > 0)
         key = (tuple(x[ok]), tuple(y[ok]))
-        if key == self._measured_xy:  # nearly every redraw: nothing measured changed
+        old = self._shown_xy[item]
+        if key == old:  # nearly every redraw: nothing changed
             return
-        self._measured_xy = key
-        self.measured.setData(x[ok], y[ok])
-        shown = bool(ok.any())
-        if shown != self._measured_in_legend:  # the legend lists "measured" only while there are points
+        self._shown_xy[item] = key
+        item.setData(x[ok], y[ok])
+        shown, was = bool(ok.any()), bool(old[0])
+        if shown != was:  # the legend lists the points only while there are some
             if shown:
-                self.legend.addItem(self.measured, "measured by you")
+                self.legend.addItem(item, name)
             else:
-                self.legend.removeItem(self.measured)
-            self._measured_in_legend = shown
+                self.legend.removeItem(item)
 
     def cache_legend(self) -> None:
         """The legend box and its entries from pixmaps (see cache_pixmaps): on a plot whose curves
@@ -262,6 +274,8 @@ class TokPlot(pg.PlotItem):
                 item.setFont(f)
             elif isinstance(item, Labels):
                 item.scale(factor)
+            elif isinstance(item, Points):  # markers as big, beside the type, as they are on screen
+                item.set_size(item.size * factor)
         for side in ("left", "bottom"):
             ax = self.getAxis(side)
             ax.setStyle(tickFont=QFont(theme.FONT, round(theme.TICK_PT * factor)))

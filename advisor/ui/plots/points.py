@@ -16,12 +16,13 @@ from advisor.ui.plots.spans import to_device
 
 
 class Points(pg.GraphicsObject):
-    """Diamonds of `size` pixels at (x, y) given in data units, drawn on log–log axes."""
+    """Diamonds (or squares) of `size` pixels at (x, y) given in data units, drawn on log–log axes."""
 
-    def __init__(self, brush: QBrush, pen: QPen, size: float) -> None:
+    def __init__(self, brush: QBrush, pen: QPen, size: float, square: bool = False) -> None:
         super().__init__()
-        self.brush, self.pen, self.size = brush, pen, size
-        self.opts = {"pen": pen, "brush": brush, "symbol": "d", "size": size, "antialias": True}  # legend sample
+        self.brush, self.pen, self.size, self.square = brush, pen, size, square
+        self.opts = {"pen": pen, "brush": brush, "symbol": "s" if square else "d", "size": size,
+                     "antialias": True}  # legend sample
         self.data_xy: tuple[NDArray[np.float64], NDArray[np.float64]] = (np.zeros(0), np.zeros(0))
         self._xy = np.zeros((0, 2))
         self._half: tuple[float, float] | None = None  # half a symbol in view units, per view change
@@ -35,6 +36,14 @@ class Points(pg.GraphicsObject):
         self._xy = np.column_stack([np.log10(x[ok]), np.log10(y[ok])])
         self._path = None
         self.setVisible(bool(ok.any()))  # an empty item still costs the scene a visit per repaint
+        self.update()
+
+    def set_size(self, size: float) -> None:
+        """Symbols `size` pixels across (slides draw them bigger)."""
+        self.prepareGeometryChange()
+        self.size = self.opts["size"] = size
+        self._half = None
+        self._path = None
         self.update()
 
     def getData(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:  # noqa: N802 - pyqtgraph's name
@@ -69,8 +78,11 @@ class Points(pg.GraphicsObject):
             path = QPainterPath()
             path.setFillRule(Qt.FillRule.WindingFill)  # two models at one spot: still a filled diamond
             for cx, cy in zip(dev_x.tolist(), dev_y.tolist(), strict=True):
-                path.addPolygon(QPolygonF([QPointF(cx, cy - r), QPointF(cx + r, cy), QPointF(cx, cy + r),
-                                           QPointF(cx - r, cy), QPointF(cx, cy - r)]))
+                if self.square:
+                    path.addRect(QRectF(cx - r, cy - r, 2 * r, 2 * r))
+                else:
+                    path.addPolygon(QPolygonF([QPointF(cx, cy - r), QPointF(cx + r, cy), QPointF(cx, cy + r),
+                                               QPointF(cx - r, cy), QPointF(cx, cy - r)]))
             self._path = (key, path)
         p.save()
         p.resetTransform()

@@ -1,0 +1,183 @@
+"""Published decode measurements beside the estimate: which rows of the validation set match the
+scenario on screen, where they sit on each plot, and how the estimate compares with each.
+
+The rows are the validation set's decode measurements on catalog hardware with every layer on the GPU
+(catalogs/published/decode.json, written by `benchmarks/validate.py --write` from
+benchmarks/data/measurements.csv). Pure: the catalog loader reads the file."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+
+from pydantic import Field
+
+from advisor.core.base import Frozen
+from advisor.core.calibration import BACKEND_LABELS, CALIBRATION, Backend, Engine, build_era
+from advisor.core.curves import Axis
+from advisor.core.fmt import num
+from advisor.core.inputs import build_inputs
+from advisor.core.roofline import solve
+from advisor.core.scenario import Scenario
+
+# Two rows describe the same weights when the quant ids agree or, without ids, their bits per weight do.
+BITS_TOLERANCE = 0.05
+# A row without a catalog model id is the scenario's model when its parameter count agrees this closely.
+PARAMS_TOLERANCE = 0.005
+MAX_COMPARED = 4  # rows the worked comparison lists (the nearest contexts first)
+
+
+class Published(Frozen):
+    """One published decode measurement (llama-bench tgN, batched-bench, MLX), tok/s per stream."""
+
+    hardware_id: str = Field(min_length=1, max_length=200)
+    devices: int = Field(1, ge=1, le=64)  # identical GPUs working together
+    model: str = Field(min_length=1, max_length=200)  # as the source names it
+    model_id: str | None = Field(None, max_length=200)  # the catalog model it is, or has the shape of
+    params_b: float = Field(gt=0, le=100_000)
+    quant_id: str | None = Field(None, max_length=100)
+    bits: float = Field(gt=0, le=64)
+    engine: Engine
+    backend: Backend | None = None
+    flash_attention: bool | None = None  # None: the source does not say
+    depth: int = Field(ge=0, le=100_000_000)  # tokens in the cache before the measured phase (-d)
+    tokens: int = Field(ge=0, le=100_000_000)  # tokens generated in the test (tgN)
+    context: int = Field(ge=0, le=100_000_000)  # mean tokens in the cache while measuring: depth + N/2
+    streams: int = Field(1, ge=1, le=65_536)
+    tok_s: float = Field(gt=0, le=1e7)  # per stream
+    build: str = Field("", max_length=7)  # YYYY-MM of the llama.cpp build, "" when not dated
+    source: str = Field(min_length=1, max_length=2000)
+
+    def test_name(self) -> str:
+        """llama-bench's name for the test: tg128, tg32 @ d4096, or B=8 for a batch."""
+        name = f"tg{self.tokens}" if self.tokens else "tg"
+        if self.depth:
+            name += f" @ d{self.depth}"
+        if self.streams > 1:
+            name += f", {self.streams} streams"
+        return name
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What the scenario on screen runs: the catalog ids it came from plus its scenario."""
+
+    scenario: Scenario
+    hardware_id: str | None
+    model_id: str | None
+    quant_id: str | None
+
+
+def _same_quant(row: Published, setup: Setup) -> bool:
+    if row.quant_id and setup.quant_id:
+        return row.quant_id == setup.quant_id
+    return abs(row.bits - setup.scenario.quant.bits_per_weight) <= BITS_TOLERANCE
+
+
+def _same_model(row: Published, setup: Setup) -> bool:
+    if row.model_id and setup.model_id:
+        return row.model_id == setup.model_id
+    total = setup.scenario.model.total_params_b
+    return abs(row.params_b - total) <= PARAMS_TOLERANCE * total
+
+
+def on_hardware(rows: Iterable[Published], setup: Setup) -> list[Published]:
+    """Rows measured on the scenario's catalog hardware (as many devices) with its engine; none when the
+    scenario keeps layers or experts in host RAM on purpose (every published row ran all on the GPU)."""
+    w, layers = setup.scenario.workload, setup.scenario.model.layers
+    partial = w.gpu_layers is not None and (layers is None or w.gpu_layers < layers)
+    if not setup.hardware_id or partial or w.cpu_moe_layers:
+        return []
+    devices = setup.scenario.hardware.devices
+    return [r for r in rows if r.hardware_id == setup.hardware_id and r.devices == devices and r.engine is w.engine]
+
+
+def _nearest_context(rows: Iterable[Published], x: Callable[[Published], float], context: int) -> list[Published]:
+    """One row per x: the one measured nearest the scenario's context (a tg512 and a tg8192 of one model
+    would otherwise stack at one model size)."""
+    best: dict[float, Published] = {}
+    for r in rows:
+        k = x(r)
+        if k not in best or abs(r.context - context) < abs(best[k].context - context):
+            best[k] = r
+    return [best[k] for k in sorted(best)]
+
+
+def points(rows: Sequence[Published], setup: Setup, axis: Axis) -> tuple[list[float], list[float]]:
+    """(x, tok/s per stream) of the rows that belong on one plot: on the context plot the same model and
+    quant at the scenario's stream count, each context measured; on the model-size plot any model at the
+    same quant and stream count with nothing prefilled, and on the batch plot the same model and quant at
+    any stream count — there one row per x, the one measured nearest the scenario's context."""
+    w = setup.scenario.workload
+    here = on_hardware(rows, setup)
+    if axis == "context":
+        keep = [r for r in here if r.streams == w.streams and _same_quant(r, setup) and _same_model(r, setup)]
+        return [float(r.context) for r in keep], [r.tok_s for r in keep]
+    if axis == "params":
+        keep = _nearest_context((r for r in here if r.streams == w.streams and r.depth == 0
+                                 and _same_quant(r, setup)), lambda r: r.params_b, w.context)
+        return [r.params_b for r in keep], [r.tok_s for r in keep]
+    keep = _nearest_context((r for r in here if _same_quant(r, setup) and _same_model(r, setup)),
+                            lambda r: float(r.streams), w.context)
+    return [float(r.streams) for r in keep], [r.tok_s for r in keep]
+
+
+def same_setup(rows: Sequence[Published], setup: Setup) -> list[Published]:
+    """Rows of exactly the scenario's setup (hardware, model, quant, engine, streams), nearest context
+    first."""
+    streams = setup.scenario.workload.streams
+    context = setup.scenario.workload.context
+    keep = [r for r in on_hardware(rows, setup)
+            if r.streams == streams and _same_quant(r, setup) and _same_model(r, setup)]
+    return sorted(keep, key=lambda r: (abs(r.context - context), r.context, r.source))
+
+
+def _conditions(r: Published) -> str:
+    parts = []
+    if r.backend is not None:
+        parts.append(BACKEND_LABELS[r.backend])
+    if r.build:
+        parts.append(f"build {r.build}")
+    if r.flash_attention is not None:
+        parts.append("flash attention " + ("on" if r.flash_attention else "off"))
+    return ", ".join(parts)
+
+
+def as_run(row: Published, setup: Setup) -> float:
+    """The model's decode tok/s per stream for the scenario run the way `row` was: its context, backend,
+    flash-attention setting and llama.cpp build (older builds paid more fixed time per token; the
+    estimate on screen is a current build's)."""
+    w = setup.scenario.workload
+    change: dict[str, object] = {"context": row.context}
+    if row.backend is not None:
+        change["backend"] = row.backend
+    if row.flash_attention is not None:
+        change["flash_attention"] = row.flash_attention
+    s = setup.scenario.model_copy(update={"workload": w.model_copy(update=change)})
+    inp = build_inputs(s)
+    factor = CALIBRATION.token_factor(w.engine, build_era(row.build))
+    out = solve(replace(inp, token_time=inp.token_time * factor))
+    return float(out.decode)
+
+
+@dataclass(frozen=True)
+class Compared:
+    row: Published
+    model_tok_s: float  # the model for that run (as_run)
+
+    def text(self) -> str:
+        """"Meta Llama 3 8B tg512: measured 131 tok/s (CUDA, build 2024-05, flash attention off); the model
+        for that run 130 (−1 %)" (the source is separate: `row.source`)."""
+        r = self.row
+        cond = _conditions(r)
+        out = f"{r.model} {r.test_name()}: measured {num(r.tok_s)} tok/s{f' ({cond})' if cond else ''}"
+        if self.model_tok_s > 0:
+            out += f"; the model for that run {num(self.model_tok_s)} ({self.model_tok_s / r.tok_s - 1:+.0%})"
+        return out
+
+
+def comparison(rows: Sequence[Published], setup: Setup, limit: int = MAX_COMPARED) -> tuple[list[Compared], int]:
+    """The matching rows (at most `limit`, nearest context first), each with what the model gives for that
+    run, and how many more match. Empty when nothing published matches."""
+    found = same_setup(rows, setup)
+    return [Compared(r, as_run(r, setup)) for r in found[:limit]], max(len(found) - limit, 0)

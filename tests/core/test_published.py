@@ -1,0 +1,107 @@
+"""Published measurements beside the estimate: matching, placement per plot, and the model for each run."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from advisor.catalog.convert import to_hardware, to_model, to_quant
+from advisor.catalog.loader import shipped_catalog
+from advisor.core.calibration import Backend, Engine
+from advisor.core.published import Published, Setup, as_run, comparison, points, same_setup
+from advisor.core.scenario import Scenario, Workload
+from advisor.measure.entry import machine_id
+from advisor.validation.data import load_dataset
+from advisor.validation.predict import predict
+
+CAT = shipped_catalog()
+ROWS = CAT.published
+
+
+def setup(hw: str, model: str, quant: str, **work: object) -> Setup:
+    s = Scenario(hardware=to_hardware(CAT.hardware[hw]), model=to_model(CAT.models[model]),
+                 quant=to_quant(CAT.quants[quant]), workload=Workload(**work))
+    return Setup(s, hw, model, quant)
+
+
+def test_context_plot_gets_the_same_machine_model_and_quant_at_each_context() -> None:
+    # XiongjieDai's May 2024 RTX 4090 table: Llama 3 8B Q4_K_M tg512/1024/4096/8192 (Llama 3 has Llama 3.1's shape)
+    xs, ys = points(ROWS, setup("rtx-4090", "llama-3.1-8b", "q4_k_m"), "context")
+    assert xs == [256.0, 512.0, 2048.0, 4096.0]
+    assert ys == [130.58, 127.74, 119.44, 110.66]
+
+
+def test_model_size_plot_keeps_one_run_per_model_nearest_the_context() -> None:
+    xs, ys = points(ROWS, setup("rtx-4090", "llama-3.1-8b", "q4_k_m", context=512), "params")
+    assert xs == [1.1, 8.03]  # TinyLlama (Vulkan, Dec 2025) and Llama 3 8B; 70B Q4_K_M ran on 2 cards
+    assert ys == [762.37, 127.74]  # tg1024 (context 512) is the 8B run nearest 512
+
+
+def test_multi_gpu_runs_match_only_as_many_devices() -> None:
+    one = setup("rtx-3090", "llama-3.1-70b", "q4_k_m")
+    assert points(ROWS, one, "context") == ([], [])
+    two = Setup(one.scenario.model_copy(update={"hardware": one.scenario.hardware.model_copy(update={"devices": 2})}),
+                "rtx-3090", "llama-3.1-70b", "q4_k_m")
+    xs, ys = points(ROWS, two, "context")
+    assert xs == [256.0, 2048.0] and ys == [16.57, 15.36]  # measurements.csv lines 84-85
+
+
+def test_nothing_matches_without_a_catalog_machine_or_with_another_engine() -> None:
+    s = setup("rtx-4090", "llama-3.1-8b", "q4_k_m")
+    assert points(ROWS, Setup(s.scenario, None, s.model_id, s.quant_id), "context") == ([], [])
+    assert points(ROWS, setup("rtx-4090", "llama-3.1-8b", "q4_k_m", engine=Engine.MLX), "context") == ([], [])
+    assert points(ROWS, setup("rtx-4090", "llama-3.1-8b", "q8_0"), "context") == ([], [])
+
+
+def test_a_scenario_with_layers_in_host_ram_is_not_the_published_setup() -> None:
+    assert points(ROWS, setup("rtx-4090", "llama-3.1-8b", "q4_k_m", gpu_layers=20), "context") == ([], [])
+    assert len(points(ROWS, setup("rtx-4090", "llama-3.1-8b", "q4_k_m", gpu_layers=32), "context")[0]) == 4
+
+
+def test_a_users_measured_entry_is_its_machine() -> None:
+    assert machine_id("rtx-4090-mine") == "rtx-4090"
+    assert machine_id("rtx-4090") == "rtx-4090" and machine_id(None) is None
+
+
+def test_batch_plot_per_stream_from_batched_bench_aggregates() -> None:
+    # DGX Spark llama-batched-bench, gpt-oss-20b: aggregate S_TG ÷ B is drawn per stream
+    xs, ys = points(ROWS, setup("dgx-spark", "gpt-oss-20b", "mxfp4", context=512), "batch")
+    assert xs[:3] == [1.0, 2.0, 4.0] and len(xs) >= 5
+    spark = [r for r in ROWS if r.hardware_id == "dgx-spark" and r.model_id == "gpt-oss-20b" and r.streams == 2
+             and r.depth == 512]
+    assert ys[1] == spark[0].tok_s and all(y2 < y1 for y1, y2 in zip(ys, ys[1:], strict=False))
+
+
+def test_the_model_for_each_run_is_what_validate_predicts_for_that_row() -> None:
+    data = load_dataset(CAT)
+    cases = [c for c in data.cases if c.row.hardware_id == "rtx-4090" and c.row.model_name == "Meta Llama 3 8B"
+             and c.row.quant == "q4_k_m" and c.row.gpus == 1 and c.test == "tg"]
+    expected = {c.row.gen_tokens: float(p) for c, p in zip(cases, predict(cases), strict=True)}
+    found, more = comparison(ROWS, setup("rtx-4090", "llama-3.1-8b", "q4_k_m"))
+    assert more == 0 and len(found) == 4
+    for c in found:
+        assert c.model_tok_s == pytest.approx(expected[c.row.tokens], rel=1e-9)
+    # nearest context first; the 2024-05 build pays the era's fixed time, so the same row is slower than today
+    assert [c.row.tokens for c in found] == [8192, 4096, 1024, 512]
+    assert "measured 131 tok/s (CUDA, build 2024-05, flash attention off); the model for that run 130 (-1%)" \
+        in found[-1].text()
+
+
+def test_as_run_uses_the_rows_backend_flash_attention_and_build() -> None:
+    s = setup("rtx-4090", "llama-3.1-8b", "q4_k_m", context=4096)
+    row = same_setup(ROWS, s)[0]
+    current = row.model_copy(update={"build": "", "flash_attention": True, "backend": Backend.CUDA})
+    assert as_run(current, s) > as_run(row, s)  # no 2024 fixed time, flash attention on
+    assert np.isfinite(as_run(row, s))
+
+
+def test_comparison_lists_at_most_the_limit_and_counts_the_rest() -> None:
+    found, more = comparison(ROWS, setup("rtx-4090", "llama-3.1-8b", "q4_k_m"), limit=2)
+    assert len(found) == 2 and more == 2
+
+
+def test_a_row_states_its_test_as_llama_bench_names_it() -> None:
+    r = Published(hardware_id="x", model="m", params_b=8, bits=4.5, engine=Engine.LLAMA_CPP, depth=4096, tokens=32,
+                  context=4112, tok_s=50, source="https://example.org")
+    assert r.test_name() == "tg32 @ d4096"
+    assert r.model_copy(update={"streams": 8, "depth": 0}).test_name() == "tg32, 8 streams"

@@ -1,0 +1,51 @@
+"""Published measurements on the window's plots, in their legends, in the worked arithmetic and on slides."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from advisor.ui import export
+from advisor.ui.main_window import MainWindow
+
+
+def legend_names(window: MainWindow, axis: str) -> list[str]:
+    return [label.text for _sample, label in window.plots[axis].legend.items]
+
+
+def test_squares_show_the_runs_of_this_machine_model_and_quant(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    s = window.store.session
+    assert (s.hardware_id, s.model_id, s.quant_id) == ("rtx-4090", "llama-3.1-8b", "q4_k_m")
+    ctx = window.plots["context"]
+    x, y = ctx.published.getData()
+    left = float(window.store.snapshot.curves["context"].x[0])
+    assert np.allclose(x, [max(256, left), 512, 2048, 4096]) and np.allclose(y, [130.58, 127.74, 119.44, 110.66])
+    assert ctx.published.isVisible() and "published runs" in legend_names(window, "context")
+    px, py = window.plots["params"].published.getData()
+    assert np.allclose(px, [1.1, 8.03]) and np.allclose(py, [762.37, 110.66])
+    # A machine nobody published runs for: the squares and their legend entry go.
+    window.store.set_ids("Pick", hardware_id="rtx-5080")
+    assert not ctx.published.isVisible() and "published runs" not in legend_names(window, "context")
+    window.store.undo()
+    assert ctx.published.isVisible() and "published runs" in legend_names(window, "context")
+
+
+def test_worked_arithmetic_lists_each_run_beside_the_model_for_it(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    text = window.numbers_panel.steps.toPlainText()
+    assert "Published: runs on this machine with this model and quant" in text
+    assert "Meta Llama 3 8B tg512: measured 131 tok/s (CUDA, build 2024-05, flash attention off); " \
+           "the model for that run 130 (-1%)" in text
+    assert "github.com/XiongjieDai/GPU-Benchmarks-on-LLM-In…" in text
+    html = window.numbers_panel.steps.toHtml()
+    assert "https://github.com/XiongjieDai/GPU-Benchmarks-on-LLM-Inference/blob/" in html  # the full link
+    window.store.set_ids("Pick", quant_id="q8_0")  # nothing published at Q8_0 on this card
+    qtbot.waitUntil(lambda: "Published" not in window.numbers_panel.steps.toPlainText(), timeout=2000)
+
+
+def test_slide_export_keeps_the_squares(tmp_path: Path, window: MainWindow) -> None:
+    view = export.slide_plot("context", window.store.snapshot)
+    plot = view.plot
+    x, _y = plot.published.getData()
+    assert len(x) == 4
+    assert "published runs" in [label.text for _s, label in plot.legend.items]

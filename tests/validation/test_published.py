@@ -1,0 +1,67 @@
+"""The app's copy of the published measurements stays in step with the validation set, and a bad copy
+never stops the catalog from loading."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+from advisor.catalog.loader import PUBLISHED_FILE, catalog_root, load_shipped, shipped_catalog
+from advisor.validation.data import load_dataset
+from advisor.validation.published import published_json, published_row, published_rows
+
+SHIPPED = Path(str(catalog_root())).joinpath(*PUBLISHED_FILE)
+
+
+def test_shipped_file_is_what_validate_write_makes_from_the_measurements() -> None:
+    # Fails when measurements.csv changed without `benchmarks/validate.py --write`.
+    data = load_dataset(shipped_catalog())
+    assert SHIPPED.read_text(encoding="utf-8") == published_json(data.cases)
+
+
+def test_only_decode_rows_on_catalog_machines_with_every_layer_on_the_gpu() -> None:
+    data = load_dataset(shipped_catalog())
+    rows = published_rows(data.cases)
+    cat = shipped_catalog()
+    assert len(rows) == len(cat.published) == 204
+    assert all(r.hardware_id in cat.hardware for r in rows)
+    tg = next(c for c in data.cases if c.test == "tg" and c.row.hardware_id == "rtx-4090")
+    assert published_row(tg) is not None
+    assert published_row(replace(tg, kind="offload")) is None  # part of the weights in host RAM
+    assert published_row(replace(tg, row=replace(tg.row, hardware_id=""))) is None  # not a catalog machine
+    pp = next(c for c in data.cases if c.test == "pp" and c.row.hardware_id == "rtx-4090")
+    assert published_row(pp) is None  # prefill is not on the plots
+    # a batched-bench aggregate is stored per stream: DGX Spark gpt-oss-20b at B = 32, PP 512
+    agg = [c for c in data.cases if c.aggregate and c.row.batch == 32 and c.row.model_name.startswith("gpt-oss-20b")
+           and c.row.depth == 512]
+    assert agg
+    mine = [r for r in rows if r.streams == 32 and r.model.startswith("gpt-oss-20b") and r.depth == 512]
+    assert mine[0].tok_s == round(agg[0].row.tok_s / 32, 4)
+
+
+def test_a_bad_row_is_reported_and_the_rest_load(tmp_path: Path) -> None:
+    root = tmp_path / "catalogs"
+    shutil.copytree(Path(str(catalog_root())), root)
+    path = root.joinpath(*PUBLISHED_FILE)
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    doc["rows"][1]["tok_s"] = -3
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    cat = load_shipped(root)  # type: ignore[arg-type]
+    assert len(cat.published) == 203
+    assert cat.problems == ("catalogs/published/decode.json: entry '#2' field 'tok_s': "
+                            "Input should be greater than 0",)
+    assert len(cat.hardware) == len(shipped_catalog().hardware)
+
+
+def test_an_unreadable_file_means_no_published_rows_and_one_message(tmp_path: Path) -> None:
+    root = tmp_path / "catalogs"
+    shutil.copytree(Path(str(catalog_root())), root)
+    root.joinpath(*PUBLISHED_FILE).write_text("{not json", encoding="utf-8")
+    cat = load_shipped(root)  # type: ignore[arg-type]
+    assert cat.published == ()
+    assert len(cat.problems) == 1 and cat.problems[0].startswith("catalogs/published/decode.json: cannot read:")
+    root.joinpath(*PUBLISHED_FILE).write_text('{"rows": 3}', encoding="utf-8")
+    assert load_shipped(root).problems == (  # type: ignore[arg-type]
+        'catalogs/published/decode.json: expected a JSON object with a list of "rows"',)

@@ -48,6 +48,13 @@ class Published(Frozen):
     build: str = Field("", max_length=7)  # YYYY-MM of the llama.cpp build, "" when not dated
     source: str = Field(min_length=1, max_length=2000)
 
+    def describe(self) -> str:
+        """"Meta Llama 3 8B Q4_K_M tg512: 130.58 tok/s (CUDA, build 2024-05, flash attention off)"."""
+        quant = self.quant_id.upper() if self.quant_id else f"{self.bits:.2f} bits per weight"
+        cond = _conditions(self)
+        per = " per stream" if self.streams > 1 else ""
+        return f"{self.model} {quant} {self.test_name()}: {self.tok_s:,g} tok/s{per}{f' ({cond})' if cond else ''}"
+
     def test_name(self) -> str:
         """llama-bench's name for the test: tg128, tg32 @ d4096, or B=8 for a batch."""
         name = f"tg{self.tokens}" if self.tokens else "tg"
@@ -103,23 +110,29 @@ def _nearest_context(rows: Iterable[Published], x: Callable[[Published], float],
     return [best[k] for k in sorted(best)]
 
 
-def points(rows: Sequence[Published], setup: Setup, axis: Axis) -> tuple[list[float], list[float]]:
-    """(x, tok/s per stream) of the rows that belong on one plot: on the context plot the same model and
-    quant at the scenario's stream count, each context measured; on the model-size plot any model at the
-    same quant and stream count with nothing prefilled, and on the batch plot the same model and quant at
-    any stream count — there one row per x, the one measured nearest the scenario's context."""
+def placed(rows: Sequence[Published], setup: Setup, axis: Axis) -> list[tuple[float, Published]]:
+    """(x, row) for the rows that belong on one plot: on the context plot the same model and quant at the
+    scenario's stream count, each context measured; on the model-size plot any model at the same quant
+    and stream count with nothing prefilled, and on the batch plot the same model and quant at any stream
+    count — there one row per x, the one measured nearest the scenario's context."""
     w = setup.scenario.workload
     here = on_hardware(rows, setup)
     if axis == "context":
         keep = [r for r in here if r.streams == w.streams and _same_quant(r, setup) and _same_model(r, setup)]
-        return [float(r.context) for r in keep], [r.tok_s for r in keep]
+        return [(float(r.context), r) for r in keep]
     if axis == "params":
         keep = _nearest_context((r for r in here if r.streams == w.streams and r.depth == 0
                                  and _same_quant(r, setup)), lambda r: r.params_b, w.context)
-        return [r.params_b for r in keep], [r.tok_s for r in keep]
+        return [(r.params_b, r) for r in keep]
     keep = _nearest_context((r for r in here if _same_quant(r, setup) and _same_model(r, setup)),
                             lambda r: float(r.streams), w.context)
-    return [float(r.streams) for r in keep], [r.tok_s for r in keep]
+    return [(float(r.streams), r) for r in keep]
+
+
+def points(rows: Sequence[Published], setup: Setup, axis: Axis) -> tuple[list[float], list[float]]:
+    """(x, tok/s per stream) of `placed`."""
+    found = placed(rows, setup, axis)
+    return [x for x, _ in found], [r.tok_s for _, r in found]
 
 
 def same_setup(rows: Sequence[Published], setup: Setup) -> list[Published]:
@@ -166,11 +179,12 @@ class Compared:
     model_tok_s: float  # the model for that run (as_run)
 
     def text(self) -> str:
-        """"Meta Llama 3 8B tg512: measured 131 tok/s (CUDA, build 2024-05, flash attention off); the model
-        for that run 130 (−1 %)" (the source is separate: `row.source`)."""
+        """"Meta Llama 3 8B tg512: measured 130.58 tok/s (CUDA, build 2024-05, flash attention off); the
+        model for that run 130 (-1%)": the measurement as printed, the model rounded (the source is
+        separate: `row.source`)."""
         r = self.row
         cond = _conditions(r)
-        out = f"{r.model} {r.test_name()}: measured {num(r.tok_s)} tok/s{f' ({cond})' if cond else ''}"
+        out = f"{r.model} {r.test_name()}: measured {r.tok_s:,g} tok/s{f' ({cond})' if cond else ''}"
         if self.model_tok_s > 0:
             out += f"; the model for that run {num(self.model_tok_s)} ({self.model_tok_s / r.tok_s - 1:+.0%})"
         return out

@@ -17,7 +17,7 @@ from advisor.catalog.convert import to_model, to_quant
 from advisor.catalog.loader import Catalog
 from advisor.core.curves import AXES, Axis, Curve, curve, curve_key, with_marker
 from advisor.core.evaluate import evaluate
-from advisor.core.published import Setup, points
+from advisor.core.published import Setup, placed
 from advisor.core.recommend import ModelPoints, Recommendation, model_points, recommend
 from advisor.core.result import Result
 from advisor.core.scenario import Scenario
@@ -33,8 +33,16 @@ SECTIONS = ("hardware", "model", "quant", "workload")
 EXTRAS_DELAY_MS = 120  # how long edits must pause before the catalog is re-ranked
 
 
-XY = tuple[tuple[float, ...], tuple[float, ...]]
-NO_POINTS: dict[Axis, XY] = {axis: ((), ()) for axis in AXES}
+@dataclass(frozen=True)
+class PointSet:
+    """Points on one plot: x, tok/s per stream, and what each one is (for the hover readout)."""
+
+    x: tuple[float, ...] = ()
+    y: tuple[float, ...] = ()
+    labels: tuple[str, ...] = ()
+
+
+NO_POINTS: dict[Axis, PointSet] = {axis: PointSet() for axis in AXES}
 
 
 @dataclass(frozen=True)
@@ -42,7 +50,7 @@ class Snapshot:
     session: Session
     result: Result
     curves: dict[Axis, Curve]
-    published: dict[Axis, XY] = field(default_factory=lambda: NO_POINTS)  # (x, tok/s per stream) per plot
+    published: dict[Axis, PointSet] = field(default_factory=lambda: NO_POINTS)  # published runs, per plot
 
 
 @dataclass(frozen=True)
@@ -74,7 +82,7 @@ class Store(QObject):
         self._undo: list[tuple[Session, str]] = []
         self._redo: list[tuple[Session, str]] = []
         self._curves: dict[Axis, tuple[Scenario, Curve]] = {}
-        self._published: tuple[object, dict[Axis, XY]] | None = None
+        self._published: tuple[object, dict[Axis, PointSet]] | None = None
         self.snapshot = self._compute(session or Session())
         self.extras = self._compute_extras(self.snapshot.session)
         self._extras_timer = QTimer(self)
@@ -187,7 +195,7 @@ class Store(QObject):
         session = session or self.session
         return Setup(session.scenario, machine_id(session.hardware_id), session.model_id, session.quant_id)
 
-    def _published_points(self, session: Session) -> dict[Axis, XY]:
+    def _published_points(self, session: Session) -> dict[Axis, PointSet]:
         """Each plot's published measurements, recomputed only when what they depend on changed."""
         rows = self.catalog.published
         if not rows:
@@ -197,8 +205,9 @@ class Store(QObject):
                s.workload.streams, s.quant.bits_per_weight, s.model.total_params_b)
         if self._published is None or self._published[0] != key:
             setup = self.setup(session)
-            found = {axis: points(rows, setup, axis) for axis in AXES}
-            self._published = (key, {a: (tuple(x), tuple(y)) for a, (x, y) in found.items()})
+            found = {axis: placed(rows, setup, axis) for axis in AXES}
+            self._published = (key, {a: PointSet(tuple(x for x, _ in f), tuple(r.tok_s for _, r in f),
+                                                 tuple(r.describe() for _, r in f)) for a, f in found.items()})
         return self._published[1]
 
     def _curve(self, s: Scenario, axis: Axis) -> Curve:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+from PySide6.QtCore import QPointF
 
 from advisor.ui import export
 from advisor.ui.main_window import MainWindow
@@ -34,7 +35,7 @@ def test_squares_show_the_runs_of_this_machine_model_and_quant(qtbot, window: Ma
 def test_worked_arithmetic_lists_each_run_beside_the_model_for_it(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
     text = window.numbers_panel.steps.toPlainText()
     assert "Published: runs on this machine with this model and quant" in text
-    assert "Meta Llama 3 8B tg512: measured 131 tok/s (CUDA, build 2024-05, flash attention off); " \
+    assert "Meta Llama 3 8B tg512: measured 130.58 tok/s (CUDA, build 2024-05, flash attention off); " \
            "the model for that run 130 (-1%)" in text
     assert "github.com/XiongjieDai/GPU-Benchmarks-on-LLM-In…" in text
     html = window.numbers_panel.steps.toHtml()
@@ -49,3 +50,17 @@ def test_slide_export_keeps_the_squares(tmp_path: Path, window: MainWindow) -> N
     x, _y = plot.published.getData()
     assert len(x) == 4
     assert "published runs" in [label.text for _s, label in plot.legend.items]
+
+
+def test_hovering_a_square_names_the_run(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    plot = window.plots["context"]
+    (lx, ly) = plot.published.view_xy()[2]  # the tg4096 run, drawn at 2,048 tokens of context
+    spot = plot.vb.mapViewToScene(QPointF(lx, ly))
+    plot.scene().sigMouseMoved.emit(spot + QPointF(3, -2))
+    qtbot.waitUntil(plot.readout.isVisible, timeout=2000)
+    text = plot.readout.textItem.toPlainText()
+    assert text.startswith("published: Meta Llama 3 8B Q4_K_M tg4096: 119.44 tok/s (CUDA, build 2024-05, "
+                           "flash attention off)")
+    assert "tok/s realistic" in text  # the curve's readout follows
+    plot.scene().sigMouseMoved.emit(spot + QPointF(0, 60))  # away from every square: the curve alone
+    qtbot.waitUntil(lambda: not plot.readout.textItem.toPlainText().startswith("published"), timeout=2000)

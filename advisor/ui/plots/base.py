@@ -27,6 +27,7 @@ from advisor.ui.plots.labels import Label, Labels, readout_item
 from advisor.ui.plots.log_curve import LogCurve
 from advisor.ui.plots.points import Points
 from advisor.ui.plots.spans import Band, Dot, Grid, Spans
+from advisor.ui.store import PointSet
 
 Y_MIN, Y_MAX = 0.5, 5000.0
 # While edits stream in (a slider drag), the top of the tok/s axis holds still as long as the data
@@ -36,6 +37,7 @@ Y_MIN, Y_MAX = 0.5, 5000.0
 # the axis does not jump a moment later.
 HOLD_DECADES = 2.0
 STREAM_GAP_S = 0.5
+HOVER_REACH_PX = 10.0  # the mouse this close to a published point names it in the readout
 
 
 def log10(x: float) -> float:
@@ -137,6 +139,7 @@ class TokPlot(pg.PlotItem):
             item.setVisible(False)
             self.addItem(item, ignoreBounds=True)
             self._shown_xy[item] = ((), ())
+        self.published_labels: tuple[str, ...] = ()  # what each published point is, for the hover readout
 
         # Hover readout.
         self.readout = readout_item()
@@ -231,9 +234,11 @@ class TokPlot(pg.PlotItem):
         """Draw the user's measured points (x on this plot's axis, tok/s); empty lists hide them."""
         self._show_points(self.measured, "measured by you", xs, ys)
 
-    def show_published(self, xs: Sequence[float], ys: Sequence[float]) -> None:
-        """Draw the published measurements that match the scenario (x on this plot's axis, tok/s)."""
-        self._show_points(self.published, "published runs", xs, ys)
+    def show_published(self, points: PointSet, x_min: float = 0.0) -> None:
+        """Draw the published measurements that match the scenario; `x_min` pulls points left of the axis
+        onto its edge (a tg128 from an empty cache on a context axis that starts at 512)."""
+        self.published_labels = points.labels
+        self._show_points(self.published, "published runs", [max(x, x_min) for x in points.x], points.y)
 
     def _show_points(self, item: Points, name: str, xs: Sequence[float] | NDArray[np.float64],
                      ys: Sequence[float] | NDArray[np.float64]) -> None:
@@ -332,15 +337,29 @@ class TokPlot(pg.PlotItem):
             return
         p = vb.mapSceneToView(pos)
         i = int(np.clip(np.searchsorted(np.log10(c.x), p.x()), 0, len(c.x) - 1))
-        self.show_readout(i)
+        self.show_readout(i, self.published_near(pos))
 
-    def show_readout(self, i: int) -> None:
+    def published_near(self, pos: QPointF, reach_px: float = HOVER_REACH_PX) -> str | None:
+        """What the published point within `reach_px` of a scene position is (the nearest), if any."""
+        item = self.published
+        spots = item.view_xy()
+        if not item.isVisible() or len(self.published_labels) != len(spots):
+            return None
+        best: tuple[float, str] | None = None
+        for (lx, ly), label in zip(spots, self.published_labels, strict=True):
+            d = (self.vb.mapViewToScene(QPointF(lx, ly)) - pos).manhattanLength()
+            if d <= reach_px and (best is None or d < best[0]):
+                best = (d, label)
+        return best[1] if best else None
+
+    def show_readout(self, i: int, published: str | None = None) -> None:
         c = self.curve_data
         assert c is not None
         x_log = log10(float(c.x[i]))
         self.hover_line.setValue(x_log)
         self.hover_line.show()
-        self.readout.setText(self.readout_text(i))
+        text = self.readout_text(i)
+        self.readout.setText(f"published: {published}\n\n{text}" if published else text)
         (x0, x1), (y0, y1) = self.vb.viewRange()
         # Keep the box inside the view: left of the cursor on the right half, hanging from the top.
         self.readout.setAnchor((1, 0) if x_log > (x0 + x1) / 2 else (0, 0))

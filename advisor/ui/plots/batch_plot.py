@@ -35,7 +35,7 @@ class BatchPlot(TokPlot):
         c = snap.curves["batch"]
         top = float(np.nanmax(np.where(c.runs, np.maximum(c.aggregate, c.ceiling), np.nan))) if c.runs.any() else 10.0
         self.render_common(c, w.interactive_tok_s, w.feel_thresholds, self.base_title, y_top=top)
-        self.show_published(*snap.published["batch"])
+        self.show_published(snap.published["batch"])
         self.aggregate.set_xy(c.x, finite_or_nan(c.aggregate, c.runs))
         cross = snap.result.crossover_batch
         if cross is not None and c.x[0] <= cross <= c.x[-1]:

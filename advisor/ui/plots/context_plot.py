@@ -23,9 +23,7 @@ class ContextPlot(TokPlot):
         self.render_common(snap.curves["context"], w.interactive_tok_s, w.feel_thresholds,
                            self.base_title)
         self.show_measured(*self.measured_points(snap))
-        left = float(snap.curves["context"].x[0])
-        xs, ys = snap.published["context"]
-        self.show_published([max(x, left) for x in xs], ys)  # depth 0 at the axis's left edge, as above
+        self.show_published(snap.published["context"], x_min=float(snap.curves["context"].x[0]))
 
     def measured_points(self, snap: Snapshot) -> tuple[list[float], list[float]]:
         """(context, tok/s) the user measured on the current hardware entry, from the window's store

@@ -38,7 +38,7 @@ class ParamsPlot(TokPlot):
         w = snap.session.scenario.workload
         self.render_common(snap.curves["params"], w.interactive_tok_s, w.feel_thresholds,
                            self.base_title)
-        self.show_published(*snap.published["params"])
+        self.show_published(snap.published["params"])
 
     def show_extras(self, extras: Extras) -> None:
         """The catalog's models as points: they follow once edits pause (see Store)."""

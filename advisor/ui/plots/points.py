@@ -46,6 +46,10 @@ class Points(pg.GraphicsObject):
         self._path = None
         self.update()
 
+    def view_xy(self) -> list[tuple[float, float]]:
+        """The points in view coordinates (log10 of each axis), in data order."""
+        return [(float(a), float(b)) for a, b in self._xy]
+
     def getData(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:  # noqa: N802 - pyqtgraph's name
         return self.data_xy
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -25,3 +26,11 @@ def test_core_and_catalog_import_no_qt() -> None:
             "sys.exit(1 if bad else 0)")
     run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+@pytest.mark.parametrize("module", ["advisor.ui.store", "advisor.ui.plots.base", "advisor.ui.main_window"])
+def test_each_ui_module_imports_on_its_own(module: str) -> None:
+    """PySide6's import hook must not meet pydantic's lazy imports half-done (see advisor/ui/__init__.py)."""
+    run = subprocess.run([sys.executable, "-c", f"import {module}"], cwd=ROOT, capture_output=True, text=True,
+                         env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    assert run.returncode == 0, run.stderr[-2000:]

@@ -184,7 +184,7 @@ def _render_and_exit(app: Any, window: Any, screenshot: Path | None, plots: list
             ok = False
     for axis, path in plots:
         try:
-            export.save_png(export.plot_image(axis, window.store.snapshot, window.store.flush()), path)
+            export.save_png(export.plot_image(axis, window.shown(window.store.snapshot), window.store.flush()), path)
         except export.ExportError as err:
             print(f"llm-speed-advisor: error: {err}", file=sys.stderr)
             ok = False

@@ -26,6 +26,7 @@ class Settings(Frozen):
     window_geometry: str | None = None  # base64 of QMainWindow.saveGeometry()
     window_state: str | None = None  # base64 of QMainWindow.saveState()
     recent_files: tuple[str, ...] = Field(default=(), max_length=MAX_RECENT)
+    show_published: bool = True  # squares for published runs on the plots and their exports
 
 
 def settings_path() -> Path:

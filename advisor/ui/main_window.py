@@ -4,6 +4,7 @@ recommendation on the right. It composes widgets and routes menu actions; it com
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from html import escape
 from pathlib import Path
 
@@ -39,7 +40,7 @@ from advisor.ui.plots.context_plot import ContextPlot
 from advisor.ui.plots.params_plot import ParamsPlot
 from advisor.ui.plots.titles import scenario_title
 from advisor.ui.recommend_panel import RecommendPanel
-from advisor.ui.store import Snapshot, Store
+from advisor.ui.store import NO_POINTS, Snapshot, Store
 
 SCENARIO_FILTER = "Advisor scenario (*.json)"
 
@@ -179,6 +180,11 @@ class MainWindow(SavesToFile, QMainWindow):
                      "Paste llama-bench output (or a measured tok/s) to fit η for this machine; test RAM bandwidth")
         v = bar.addMenu("&View")
         self._action(v, "&Feel it…", self.feel_it, "F5", "Stream sample text at the predicted speed")
+        self.published_action = self._action(
+            v, "Show &published runs", lambda: self.set_show_published(self.published_action.isChecked()),
+            "Ctrl+Shift+P", "Squares for published llama-bench runs on this machine, on the plots and their exports")
+        self.published_action.setCheckable(True)
+        self.published_action.setChecked(self.settings.show_published)
         for key, dock in self.docks.items():
             act = dock.toggleViewAction()
             act.setText(f"Show {dock.windowTitle()}")
@@ -202,8 +208,18 @@ class MainWindow(SavesToFile, QMainWindow):
 
     # --- drawing --------------------------------------------------------------------------
     def render(self, snap: Snapshot) -> None:
+        shown = self.shown(snap)
         for plot in self.plots.values():
-            plot.show_snapshot(snap)  # type: ignore[attr-defined]
+            plot.show_snapshot(shown)  # type: ignore[attr-defined]
+
+    def shown(self, snap: Snapshot) -> Snapshot:
+        """What the plots and exports draw of a snapshot: without the published runs when they are off."""
+        return snap if self.settings.show_published else replace(snap, published=NO_POINTS)
+
+    def set_show_published(self, on: bool) -> None:
+        self.settings = self.settings.model_copy(update={"show_published": on})
+        self.published_action.setChecked(on)
+        self.render(self.store.snapshot)
 
     def show_status(self, _extras: object = None) -> None:
         """The status line follows once edits pause: repainting it repaints the window behind it."""
@@ -250,8 +266,8 @@ class MainWindow(SavesToFile, QMainWindow):
         path = path or self._ask_path("Export plot", f"tok-s-vs-{axis}.png", "PNG image (*.png)")
         if path is None:
             return False
-        extras = self.store.flush()
-        return self._try(lambda: export.save_png(export.plot_image(axis, self.store.snapshot, extras), path), path)
+        extras, snap = self.store.flush(), self.shown(self.store.snapshot)
+        return self._try(lambda: export.save_png(export.plot_image(axis, snap, extras), path), path)
 
     def export_dashboard(self, path: Path | None = None) -> bool:
         path = path or self._ask_path("Export dashboard", "dashboard.png", "PNG image (*.png)")
@@ -259,8 +275,8 @@ class MainWindow(SavesToFile, QMainWindow):
             return False
         extras = self.store.flush()
         title = f"LLM speed — {scenario_title(self.store.session)}"
-        return self._try(lambda: export.save_png(export.dashboard_image(self.store.snapshot, extras, title), path),
-                         path)
+        return self._try(lambda: export.save_png(export.dashboard_image(self.shown(self.store.snapshot), extras, title),
+                                                 path), path)
 
     def export_csv(self, axis: Axis, path: Path | None = None) -> bool:
         path = path or self._ask_path("Export curve data", f"tok-s-vs-{axis}.csv", "CSV (*.csv)")
@@ -269,7 +285,7 @@ class MainWindow(SavesToFile, QMainWindow):
         return self._try(lambda: export.save_csv(self.store.snapshot, axis, path), path)
 
     def copy_plot(self, axis: Axis) -> None:
-        export.copy_image(export.plot_image(axis, self.store.snapshot, self.store.flush()))
+        export.copy_image(export.plot_image(axis, self.shown(self.store.snapshot), self.store.flush()))
         self.statusBar().showMessage(f"Copied the {axis} plot to the clipboard", 4000)
 
     def _try(self, work: Callable[[], None], path: Path) -> bool:

@@ -64,3 +64,21 @@ def test_hovering_a_square_names_the_run(qtbot, window: MainWindow) -> None:  # 
     assert "tok/s realistic" in text  # the curve's readout follows
     plot.scene().sigMouseMoved.emit(spot + QPointF(0, 60))  # away from every square: the curve alone
     qtbot.waitUntil(lambda: not plot.readout.textItem.toPlainText().startswith("published"), timeout=2000)
+
+
+def test_view_menu_hides_the_squares_on_screen_and_on_exports(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    act = window.published_action
+    assert act.isCheckable() and act.isChecked() and act.shortcut().toString() == "Ctrl+Shift+P"
+    act.trigger()
+    assert not window.settings.show_published
+    ctx = window.plots["context"]
+    assert not ctx.published.isVisible() and "published runs" not in legend_names(window, "context")
+    view = export.slide_plot("context", window.shown(window.store.snapshot))
+    assert len(view.plot.published.getData()[0]) == 0
+    window.store.update("workload", context=8192)  # stays off through edits
+    assert not ctx.published.isVisible()
+    act.trigger()
+    assert window.settings.show_published and len(ctx.published.getData()[0]) == 4
+    act.trigger()
+    window.close()
+    assert window.closed_settings.show_published is False  # kept for the next start

@@ -264,38 +264,38 @@ FLAT = Calibration(
 # --- FITTED: begin (written by benchmarks/validate.py --write; edit there, not here) ---------------
 FITTED_TERMS: dict[tuple[HardwareClass, Engine], ClassTerms] = {
     (D, L): ClassTerms(
-        DecodeTerms(eta=0.915, token_ms=1.4, kv_factor=0.725,
-                    dequant_flop=6.69, stream_ms=0.0,
-                    band=(0.888, 1.113)),
-        PrefillTerms(eta=0.876, quant_factor=0.815, attn_factor=0.303, moe_factor=0.421),
-        fitted=True, rows=79),
+        DecodeTerms(eta=0.928, token_ms=1.62, kv_factor=0.747,
+                    dequant_flop=6.65, stream_ms=0.0,
+                    band=(0.885, 1.129)),
+        PrefillTerms(eta=0.875, quant_factor=0.784, attn_factor=0.258, moe_factor=0.385),
+        fitted=True, rows=89),
     (U, L): ClassTerms(
-        DecodeTerms(eta=0.851, token_ms=3.28, kv_factor=1.16,
-                    dequant_flop=3.25, stream_ms=0.547,
-                    band=(0.857, 1.125)),
-        PrefillTerms(eta=0.422, quant_factor=0.8, attn_factor=0.811, moe_factor=0.421),
+        DecodeTerms(eta=0.847, token_ms=3.33, kv_factor=1.15,
+                    dequant_flop=3.35, stream_ms=0.547,
+                    band=(0.861, 1.129)),
+        PrefillTerms(eta=0.474, quant_factor=0.799, attn_factor=0.976, moe_factor=0.385),
         fitted=True, rows=90),
     (U, X): ClassTerms(
-        DecodeTerms(eta=0.972, token_ms=0.173, kv_factor=1.16,
-                    dequant_flop=3.25, stream_ms=0.547,
-                    band=(0.864, 1.123)),
+        DecodeTerms(eta=0.976, token_ms=0.166, kv_factor=1.15,
+                    dequant_flop=3.35, stream_ms=0.547,
+                    band=(0.87, 1.129)),
         PrefillTerms(eta=0.55, quant_factor=1.0, attn_factor=1.0, moe_factor=1.0),
         fitted=True, rows=10),
 }
 FITTED_HOST_ETA = 0.6
-FITTED_EXPERT_SPREAD = 0.721
-FITTED_UNFUSED_ATTN_ETA = 0.0185
+FITTED_EXPERT_SPREAD = 0.72
+FITTED_UNFUSED_ATTN_ETA = 0.0179
 FITTED_ERA_TOKEN: dict[BuildEra, float] = {
-    BuildEra.BEFORE_2024_05: 1.93,
-    BuildEra.MAY_TO_DEC_2024: 1.43,
+    BuildEra.BEFORE_2024_05: 1.74,
+    BuildEra.MAY_TO_DEC_2024: 1.32,
 }
 FITTED_BACKENDS: dict[Backend, BackendTerms] = {
-    Backend.METAL: BackendTerms(decode=1.03, prefill=1.72, rows=66),
-    Backend.ROCM: BackendTerms(decode=0.966, prefill=0.879, rows=8),
-    Backend.VULKAN: BackendTerms(decode=1.02, prefill=0.783, rows=24),
+    Backend.METAL: BackendTerms(decode=1.03, prefill=1.54, rows=66),
+    Backend.ROCM: BackendTerms(decode=0.969, prefill=0.866, rows=8),
+    Backend.VULKAN: BackendTerms(decode=1.04, prefill=0.622, rows=37),
 }
 FITTED_NOTES: tuple[str, ...] = (
-    "fitted on 179 decode + 127 prefill rows, the training part of the 435 usable measurements "
+    "fitted on 192 decode + 139 prefill rows, the training part of the 465 usable measurements "
     "(9 rows marked excluded in the file are left out)",
     "backend factors: CUDA is the reference (1.0); the others are pulled toward 1 as if by 4 "
     "extra rows at 1.0",

@@ -182,7 +182,7 @@ def decode_params(train: Sequence[Case], base: Calibration, min_rows: int = MIN_
     unfused = [c for c in tg if _unfused(c)]
     if len(unfused) >= min_rows and len({c.scenario.workload.context for c in unfused}) >= 3:
         params.append(Param("unfused_attn_eta", "unfused_attn_eta", (), "positive", 0.02, 1e-3, 1.0))
-    params += backend_params(tg, "decode")
+    params += backend_params([c for c in tg if _group(c) in fitted], "decode")  # a flat group takes no factor
     params += era_params(tg)
     return params
 

@@ -54,8 +54,8 @@ def test_missing_columns_reported() -> None:
 
 def test_shipped_file_reads_cleanly() -> None:
     data = load_dataset(shipped_catalog())
-    assert data.rows == 515 and not data.problems
-    assert len(data.cases) + len(data.skipped) + len(data.excluded) == 515
+    assert data.rows == 554 and not data.problems
+    assert len(data.cases) + len(data.skipped) + len(data.excluded) == 554
     assert len(data.cases) >= 400
     assert all(s.reason for s in data.skipped)
     # every kind of row the issue asks about is present
@@ -188,7 +188,7 @@ def test_shipped_flash_attn_comes_from_the_source() -> None:
     rows, _ = parse_measurements(MEASUREMENTS_CSV.read_text(encoding="utf-8"))
     on = [r for r in rows if r.flash_attn is True]
     off = [r for r in rows if r.flash_attn is False]
-    assert len(on) == 123 and len(off) == 303
+    assert len(on) == 156 and len(off) == 309
     for r in on:
         assert any(w in r.notes for w in ("-fa 1", "flash_attn 1", "fa=1", "-fa on")), r.line
     for r in off:
@@ -216,7 +216,7 @@ def test_shipped_build_dates_come_from_the_source() -> None:
     dated post or snapshot that printed the table); empty otherwise."""
     rows, _ = parse_measurements(MEASUREMENTS_CSV.read_text(encoding="utf-8"))
     dated = [r for r in rows if r.build_date]
-    assert len(dated) == 431 and len(rows) - len(dated) == 84
+    assert len(dated) == 458 and len(rows) - len(dated) == 96
     for r in rows:
         if "snapshot May 2024" in r.notes:  # notebooks print builds 2795-2843 (2024-05-06 to 05-10)
             assert r.build_date == "2024-05", r.line

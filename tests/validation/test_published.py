@@ -25,7 +25,7 @@ def test_only_decode_rows_on_catalog_machines_with_every_layer_on_the_gpu() -> N
     data = load_dataset(shipped_catalog())
     rows = published_rows(data.cases)
     cat = shipped_catalog()
-    assert len(rows) == len(cat.published) == 204
+    assert len(rows) == len(cat.published) == 219
     assert all(r.hardware_id in cat.hardware for r in rows)
     tg = next(c for c in data.cases if c.test == "tg" and c.row.hardware_id == "rtx-4090")
     assert published_row(tg) is not None
@@ -49,7 +49,7 @@ def test_a_bad_row_is_reported_and_the_rest_load(tmp_path: Path) -> None:
     doc["rows"][1]["tok_s"] = -3
     path.write_text(json.dumps(doc), encoding="utf-8")
     cat = load_shipped(root)  # type: ignore[arg-type]
-    assert len(cat.published) == 203
+    assert len(cat.published) == 218
     assert cat.problems == ("catalogs/published/decode.json: entry '#2' field 'tok_s': "
                             "Input should be greater than 0",)
     assert len(cat.hardware) == len(shipped_catalog().hardware)

@@ -25,7 +25,7 @@ from advisor.catalog.longtail import find_hardware, is_longtail
 from advisor.core.curves import AXES, curve
 from advisor.core.evaluate import evaluate
 from advisor.core.fmt import num
-from advisor.core.published import Compared, Setup, comparison
+from advisor.core.published import PublishedView, Setup, published_view
 from advisor.core.recommend import recommend
 from advisor.core.result import Result
 from advisor.core.scenario import Scenario
@@ -223,19 +223,22 @@ def llama_bench_command(s: Scenario, r: Result) -> str:
             f"-ngl {layers} -b 2048{extra} -fa {1 if flash else 0}")
 
 
-def published_compared(args: argparse.Namespace, s: Scenario, catalog: Catalog) -> tuple[list[Compared], int]:
-    """Published runs of exactly this setup (catalog machine, model and quant ids from the flags)."""
+def published_for(args: argparse.Namespace, s: Scenario, catalog: Catalog) -> PublishedView:
+    """What was published on this machine, and of exactly this setup (ids from the flags)."""
     hw = find_hardware(catalog, args.hardware) if args.hardware else None
     setup = Setup(s, machine_id(hw.id) if hw is not None else None, args.model, args.quant)
-    return comparison(catalog.published, setup)
+    return published_view(catalog.published, setup)
 
 
-def published_json(found: list[Compared], more: int) -> list[dict[str, Any]]:
-    rows = [{"test": c.row.test_name(), "model": c.row.model, "measured_tok_s": c.row.tok_s,
-             "model_for_that_run_tok_s": c.model_tok_s, "backend": c.row.backend.value if c.row.backend else None,
+def published_json(view: PublishedView) -> dict[str, Any]:
+    m = view.machine
+    machine = None if m is None else {"runs": m.runs, "models": m.models, "measured_over_model_median": m.median,
+                                      "measured_over_model_low": m.low, "measured_over_model_high": m.high}
+    runs = [{"test": c.row.test_name(), "model": c.row.model, "measured_tok_s": c.row.tok_s,
+             "model_for_that_run_tok_s": c.row.model_tok_s, "backend": c.row.backend.value if c.row.backend else None,
              "build": c.row.build or None, "flash_attention": c.row.flash_attention, "source": c.row.source}
-            for c in found]
-    return rows + ([{"more": more}] if more else [])
+            for c in view.runs]
+    return {"machine": machine, "runs": runs, "more": view.more}
 
 
 def result_json(s: Scenario, r: Result) -> dict[str, Any]:
@@ -276,12 +279,14 @@ def result_text(s: Scenario, r: Result) -> str:
     return "\n".join(lines)
 
 
-def published_text(found: list[Compared], more: int) -> list[str]:
-    if not found:
+def published_text(view: PublishedView) -> list[str]:
+    if view.machine is None:
         return []
-    lines = ["", "Published:  runs on this machine with this model and quant, beside the model for that run"]
-    lines += [f"  {c.text()}\n    {c.row.source}" for c in found]
-    return lines + ([f"  … and {more} more"] if more else [])
+    lines = ["", f"Published:  {view.machine.text()}"]
+    if view.runs:
+        lines.append("  runs of this model and quant, beside the model for that run:")
+    lines += [f"  {c.text()}\n    {c.row.source}" for c in view.runs]
+    return lines + ([f"  … and {view.more} more"] if view.more else [])
 
 
 def cmd_estimate(args: argparse.Namespace, catalog: Catalog) -> int:
@@ -289,11 +294,11 @@ def cmd_estimate(args: argparse.Namespace, catalog: Catalog) -> int:
         return estimate_many(args, catalog)
     s = scenario_from_args(args, catalog)
     r = evaluate(s)
-    found, more = published_compared(args, s, catalog)
+    view = published_for(args, s, catalog)
     if args.json:
-        print(json.dumps({**result_json(s, r), "published": published_json(found, more)}, indent=2))
+        print(json.dumps({**result_json(s, r), "published": published_json(view)}, indent=2))
     else:
-        print("\n".join([result_text(s, r), *published_text(found, more)]))
+        print("\n".join([result_text(s, r), *published_text(view)]))
     return 0
 
 
@@ -350,7 +355,7 @@ def estimate_many(args: argparse.Namespace, catalog: Catalog) -> int:
                 ns = _line_args(json.loads(text), parser, args)
                 s = scenario_from_args(ns, catalog)
                 out: dict[str, Any] = {"line": n, **result_json(s, evaluate(s)),
-                                       "published": published_json(*published_compared(ns, s, catalog))}
+                                       "published": published_json(published_for(ns, s, catalog))}
             except json.JSONDecodeError as err:
                 out, failed = {"line": n, "error": f"not JSON: {err.msg}"}, failed + 1
             except (_LineError, CliError) as err:

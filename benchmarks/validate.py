@@ -128,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.write:
         write_block(fitted_block(cal, notes))
         print(f"wrote the fitted terms to {CALIBRATION_PY.relative_to(ROOT)}", file=sys.stderr)
-        write_atomic(PUBLISHED_JSON, published_json(data.cases))
+        write_atomic(PUBLISHED_JSON, published_json(data.cases, cal))  # with the terms just written
         print(f"wrote the published measurements to {PUBLISHED_JSON.relative_to(ROOT)}", file=sys.stderr)
     report = build_report(data, cal)
     print(json.dumps(report, indent=2) if args.json else report_text(report))

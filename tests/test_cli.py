@@ -105,9 +105,13 @@ def test_estimate_lists_published_runs_of_the_same_setup(capsys: pytest.CaptureF
            "the model for that run 5.53 (+35%)" in text
     assert main(["estimate", "--hardware", "m1-max-32c-64gb", "--model", "llama-3.1-70b", "--quant", "q4_k_m",
                  "--json"]) == 0
-    rows = json.loads(capsys.readouterr().out)["published"]
-    assert [r["test"] for r in rows] == ["tg8192", "tg4096", "tg1024", "tg512"]
+    published = json.loads(capsys.readouterr().out)["published"]
+    rows = published["runs"]
+    assert [r["test"] for r in rows] == ["tg8192", "tg4096", "tg1024", "tg512"] and published["more"] == 0
     assert rows[0]["measured_tok_s"] == 3.71 and rows[0]["backend"] == "metal" and rows[0]["build"] == "2024-05"
+    # the machine's record: 12 runs (8B and 70B, Q4_K_M and F16), every one slower than the model for it
+    machine = published["machine"]
+    assert machine["runs"] == 12 and machine["models"] == 2 and machine["measured_over_model_high"] < 1
     assert main(["estimate", "--hardware", "rtx-5080", "--model", "llama-3.1-8b", "--quant", "q4_k_m",
                  "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["published"] == []
+    assert json.loads(capsys.readouterr().out)["published"] == {"machine": None, "runs": [], "more": 0}

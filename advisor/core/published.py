@@ -8,16 +8,14 @@ benchmarks/data/measurements.csv). Pure: the catalog loader reads the file."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from pydantic import Field
 
 from advisor.core.base import Frozen
-from advisor.core.calibration import BACKEND_LABELS, CALIBRATION, Backend, Engine, build_era
+from advisor.core.calibration import BACKEND_LABELS, Backend, Engine
 from advisor.core.curves import Axis
 from advisor.core.fmt import num
-from advisor.core.inputs import build_inputs
-from advisor.core.roofline import solve
 from advisor.core.scenario import Scenario
 
 # Two rows describe the same weights when the quant ids agree or, without ids, their bits per weight do.
@@ -45,6 +43,7 @@ class Published(Frozen):
     context: int = Field(ge=0, le=100_000_000)  # mean tokens in the cache while measuring: depth + N/2
     streams: int = Field(1, ge=1, le=65_536)
     tok_s: float = Field(gt=0, le=1e7)  # per stream
+    model_tok_s: float = Field(ge=0, le=1e7)  # `validate`'s prediction for this run (build, backend, FA), per stream
     build: str = Field("", max_length=7)  # YYYY-MM of the llama.cpp build, "" when not dated
     source: str = Field(min_length=1, max_length=2000)
 
@@ -88,15 +87,20 @@ def _same_model(row: Published, setup: Setup) -> bool:
     return abs(row.params_b - total) <= PARAMS_TOLERANCE * total
 
 
+def machine_rows(rows: Iterable[Published], setup: Setup) -> list[Published]:
+    """Rows measured on the scenario's catalog hardware (as many devices) with its engine."""
+    if not setup.hardware_id:
+        return []
+    devices, engine = setup.scenario.hardware.devices, setup.scenario.workload.engine
+    return [r for r in rows if r.hardware_id == setup.hardware_id and r.devices == devices and r.engine is engine]
+
+
 def on_hardware(rows: Iterable[Published], setup: Setup) -> list[Published]:
-    """Rows measured on the scenario's catalog hardware (as many devices) with its engine; none when the
-    scenario keeps layers or experts in host RAM on purpose (every published row ran all on the GPU)."""
+    """`machine_rows`, but none when the scenario keeps layers or experts in host RAM on purpose: every
+    published row ran all on the GPU, so none is that setup."""
     w, layers = setup.scenario.workload, setup.scenario.model.layers
     partial = w.gpu_layers is not None and (layers is None or w.gpu_layers < layers)
-    if not setup.hardware_id or partial or w.cpu_moe_layers:
-        return []
-    devices = setup.scenario.hardware.devices
-    return [r for r in rows if r.hardware_id == setup.hardware_id and r.devices == devices and r.engine is w.engine]
+    return [] if partial or w.cpu_moe_layers else machine_rows(rows, setup)
 
 
 def _nearest_context(rows: Iterable[Published], x: Callable[[Published], float], context: int) -> list[Published]:
@@ -156,37 +160,19 @@ def _conditions(r: Published) -> str:
     return ", ".join(parts)
 
 
-def as_run(row: Published, setup: Setup) -> float:
-    """The model's decode tok/s per stream for the scenario run the way `row` was: its context, backend,
-    flash-attention setting and llama.cpp build (older builds paid more fixed time per token; the
-    estimate on screen is a current build's)."""
-    w = setup.scenario.workload
-    change: dict[str, object] = {"context": row.context}
-    if row.backend is not None:
-        change["backend"] = row.backend
-    if row.flash_attention is not None:
-        change["flash_attention"] = row.flash_attention
-    s = setup.scenario.model_copy(update={"workload": w.model_copy(update=change)})
-    inp = build_inputs(s)
-    factor = CALIBRATION.token_factor(w.engine, build_era(row.build))
-    out = solve(replace(inp, token_time=inp.token_time * factor))
-    return float(out.decode)
-
-
 @dataclass(frozen=True)
 class Compared:
     row: Published
-    model_tok_s: float  # the model for that run (as_run)
 
     def text(self) -> str:
         """"Meta Llama 3 8B tg512: measured 130.58 tok/s (CUDA, build 2024-05, flash attention off); the
-        model for that run 130 (-1%)": the measurement as printed, the model rounded (the source is
+        model for that run 129 (-1%)": the measurement as printed, the model rounded (the source is
         separate: `row.source`)."""
         r = self.row
         cond = _conditions(r)
         out = f"{r.model} {r.test_name()}: measured {r.tok_s:,g} tok/s{f' ({cond})' if cond else ''}"
-        if self.model_tok_s > 0:
-            out += f"; the model for that run {num(self.model_tok_s)} ({self.model_tok_s / r.tok_s - 1:+.0%})"
+        if r.model_tok_s > 0:
+            out += f"; the model for that run {num(r.model_tok_s)} ({r.model_tok_s / r.tok_s - 1:+.0%})"
         return out
 
 
@@ -194,4 +180,48 @@ def comparison(rows: Sequence[Published], setup: Setup, limit: int = MAX_COMPARE
     """The matching rows (at most `limit`, nearest context first), each with what the model gives for that
     run, and how many more match. Empty when nothing published matches."""
     found = same_setup(rows, setup)
-    return [Compared(r, as_run(r, setup)) for r in found[:limit]], max(len(found) - limit, 0)
+    return [Compared(r) for r in found[:limit]], max(len(found) - limit, 0)
+
+
+@dataclass(frozen=True)
+class MachineRecord:
+    """How the model did on every published run on one machine: measured ÷ model, per run."""
+
+    runs: int
+    models: int  # distinct models among them
+    median: float
+    low: float
+    high: float
+
+    def text(self) -> str:
+        spread = f"{self.low:.2f}–{self.high:.2f}, median {self.median:.2f}" if self.runs > 1 else f"{self.median:.2f}"
+        plural = "s" if self.runs > 1 else ""
+        return (f"{self.runs} published run{plural} on this machine ({self.models} model"
+                f"{'s' if self.models > 1 else ''}): measured ÷ model {spread}")
+
+
+def machine_record(rows: Sequence[Published], setup: Setup) -> MachineRecord | None:
+    """Measured ÷ model over every published decode run on the scenario's machine and engine (any model,
+    quant or context): how far to trust the estimate there. None when nothing was published."""
+    here = [r for r in machine_rows(rows, setup) if r.model_tok_s > 0]
+    if not here:
+        return None
+    ratios = sorted(r.tok_s / r.model_tok_s for r in here)
+    mid = len(ratios) // 2
+    median = ratios[mid] if len(ratios) % 2 else (ratios[mid - 1] + ratios[mid]) / 2
+    return MachineRecord(runs=len(here), models=len({r.model_id or r.model for r in here}), median=median,
+                         low=ratios[0], high=ratios[-1])
+
+
+@dataclass(frozen=True)
+class PublishedView:
+    """All the worked arithmetic says about published runs for one scenario."""
+
+    machine: MachineRecord | None  # every run on the machine
+    runs: list[Compared]  # runs of exactly this setup, nearest context first
+    more: int  # runs of this setup past `runs`
+
+
+def published_view(rows: Sequence[Published], setup: Setup, limit: int = MAX_COMPARED) -> PublishedView:
+    runs, more = comparison(rows, setup, limit)
+    return PublishedView(machine_record(rows, setup), runs, more)

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QLabel, QSizePolicy, QTextBrowser, QVBoxLayout, QW
 
 from advisor.core.evaluate import evaluate
 from advisor.core.fmt import num
-from advisor.core.published import comparison
+from advisor.core.published import published_view
 from advisor.core.result import Result
 from advisor.session import Session
 from advisor.ui import theme
@@ -152,17 +152,20 @@ class NumbersPanel(QWidget):
                 self.steps.setEnabled(False)
 
     def _published_lines(self, session: Session) -> list[str]:
-        """Published runs of exactly this setup, each beside the model's figure for that run."""
-        found, more = comparison(self.store.catalog.published, self.store.setup(session))
-        if not found:
+        """How the model did on every published run on this machine, then the runs of exactly this setup,
+        each beside the model's figure for that run."""
+        view = published_view(self.store.catalog.published, self.store.setup(session))
+        if view.machine is None:
             return []
-        out = ["<b>Published</b>: runs on this machine with this model and quant (squares on the plots), "
-               "each beside what the model gives for that run's context, backend and build"]
-        for c in found:
+        out = [f"<b>Published</b>: {escape(view.machine.text())} (squares on the plots where they fit)"]
+        if view.runs:
+            out.append("Runs of this model and quant here, each beside the model for that run's context, "
+                       "backend and build:")
+        for c in view.runs:
             url = c.row.source
             out.append(f"&nbsp;• {escape(c.text())} — <a href='{escape(url, quote=True)}'>{escape(short_url(url))}</a>")
-        if more:
-            out.append(f"&nbsp;• and {more} more")
+        if view.more:
+            out.append(f"&nbsp;• and {view.more} more")
         return out
 
     def _show_steps(self) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,8 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--out", type=Path, required=True, metavar="FILE.png")
     p.add_argument("--width", type=int, default=1920)
     p.add_argument("--height", type=int, default=1080)
+    p.add_argument("--no-published", action="store_true",
+                   help="leave out the squares for published runs on this machine")
     p.set_defaults(run=cmd_plot)
 
 
@@ -34,11 +37,12 @@ def cmd_plot(args: argparse.Namespace, catalog: Any) -> int:
     from PySide6.QtWidgets import QApplication
 
     from advisor.ui import export
-    from advisor.ui.store import Store
+    from advisor.ui.store import NO_POINTS, Store
 
     _app = QApplication.instance() or QApplication(["advisor-plot"])
     store = Store(catalog, session)
-    image = export.plot_image(args.axis, store.snapshot, store.extras, size=(args.width, args.height))
+    snap = replace(store.snapshot, published=NO_POINTS) if args.no_published else store.snapshot
+    image = export.plot_image(args.axis, snap, store.extras, size=(args.width, args.height))
     try:
         export.save_png(image, args.out)
     except export.ExportError as err:

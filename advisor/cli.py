@@ -234,10 +234,11 @@ def published_json(view: PublishedView) -> dict[str, Any]:
     m = view.machine
     machine = None if m is None else {"runs": m.runs, "models": m.models, "measured_over_model_median": m.median,
                                       "measured_over_model_low": m.low, "measured_over_model_high": m.high}
-    runs = [{"test": c.row.test_name(), "model": c.row.model, "measured_tok_s": c.row.tok_s,
-             "model_for_that_run_tok_s": c.row.model_tok_s, "backend": c.row.backend.value if c.row.backend else None,
-             "build": c.row.build or None, "flash_attention": c.row.flash_attention, "source": c.row.source}
-            for c in view.runs]
+    runs = [{"test": r.test_name(), "model": r.model, "measured_tok_s": r.tok_s,
+             "model_for_that_run_tok_s": r.model_tok_s, "backend": r.backend.value if r.backend else None,
+             "build": r.build or None,
+             "flash_attention": r.flash_attention, "source": r.source}
+            for r in view.runs]
     return {"machine": machine, "runs": runs, "more": view.more}
 
 
@@ -285,7 +286,7 @@ def published_text(view: PublishedView) -> list[str]:
     lines = ["", f"Published:  {view.machine.text()}"]
     if view.runs:
         lines.append("  runs of this model and quant, beside the model for that run:")
-    lines += [f"  {c.text()}\n    {c.row.source}" for c in view.runs]
+    lines += [f"  {r.versus_model()}\n    {r.source}" for r in view.runs]
     return lines + ([f"  … and {view.more} more"] if view.more else [])
 
 

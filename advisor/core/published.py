@@ -7,6 +7,7 @@ benchmarks/data/measurements.csv). Pure: the catalog loader reads the file."""
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -54,8 +55,17 @@ class Published(Frozen):
         per = " per stream" if self.streams > 1 else ""
         return f"{self.model} {quant} {self.test_name()}: {self.tok_s:,g} tok/s{per}{f' ({cond})' if cond else ''}"
 
+    def versus_model(self) -> str:
+        """"Meta Llama 3 8B tg512: measured 130.58 tok/s (CUDA, build 2024-05, flash attention off); the
+        model for that run 129 (-1%)": the measurement as printed, the model rounded."""
+        cond = _conditions(self)
+        out = f"{self.model} {self.test_name()}: measured {self.tok_s:,g} tok/s{f' ({cond})' if cond else ''}"
+        if self.model_tok_s > 0:
+            out += f"; the model for that run {num(self.model_tok_s)} ({self.model_tok_s / self.tok_s - 1:+.0%})"
+        return out
+
     def test_name(self) -> str:
-        """llama-bench's name for the test: tg128, tg32 @ d4096, or B=8 for a batch."""
+        """llama-bench's name for the test: tg128, tg32 @ d4096; a batch adds ", 8 streams"."""
         name = f"tg{self.tokens}" if self.tokens else "tg"
         if self.depth:
             name += f" @ d{self.depth}"
@@ -160,27 +170,10 @@ def _conditions(r: Published) -> str:
     return ", ".join(parts)
 
 
-@dataclass(frozen=True)
-class Compared:
-    row: Published
-
-    def text(self) -> str:
-        """"Meta Llama 3 8B tg512: measured 130.58 tok/s (CUDA, build 2024-05, flash attention off); the
-        model for that run 129 (-1%)": the measurement as printed, the model rounded (the source is
-        separate: `row.source`)."""
-        r = self.row
-        cond = _conditions(r)
-        out = f"{r.model} {r.test_name()}: measured {r.tok_s:,g} tok/s{f' ({cond})' if cond else ''}"
-        if r.model_tok_s > 0:
-            out += f"; the model for that run {num(r.model_tok_s)} ({r.model_tok_s / r.tok_s - 1:+.0%})"
-        return out
-
-
-def comparison(rows: Sequence[Published], setup: Setup, limit: int = MAX_COMPARED) -> tuple[list[Compared], int]:
-    """The matching rows (at most `limit`, nearest context first), each with what the model gives for that
-    run, and how many more match. Empty when nothing published matches."""
+def comparison(rows: Sequence[Published], setup: Setup, limit: int = MAX_COMPARED) -> tuple[list[Published], int]:
+    """The rows of exactly this setup (at most `limit`, nearest context first) and how many more match."""
     found = same_setup(rows, setup)
-    return [Compared(r) for r in found[:limit]], max(len(found) - limit, 0)
+    return found[:limit], max(len(found) - limit, 0)
 
 
 @dataclass(frozen=True)
@@ -206,11 +199,9 @@ def machine_record(rows: Sequence[Published], setup: Setup) -> MachineRecord | N
     here = [r for r in machine_rows(rows, setup) if r.model_tok_s > 0]
     if not here:
         return None
-    ratios = sorted(r.tok_s / r.model_tok_s for r in here)
-    mid = len(ratios) // 2
-    median = ratios[mid] if len(ratios) % 2 else (ratios[mid - 1] + ratios[mid]) / 2
-    return MachineRecord(runs=len(here), models=len({r.model_id or r.model for r in here}), median=median,
-                         low=ratios[0], high=ratios[-1])
+    ratios = [r.tok_s / r.model_tok_s for r in here]
+    return MachineRecord(runs=len(here), models=len({r.model_id or r.model for r in here}),
+                         median=statistics.median(ratios), low=min(ratios), high=max(ratios))
 
 
 @dataclass(frozen=True)
@@ -218,7 +209,7 @@ class PublishedView:
     """All the worked arithmetic says about published runs for one scenario."""
 
     machine: MachineRecord | None  # every run on the machine
-    runs: list[Compared]  # runs of exactly this setup, nearest context first
+    runs: list[Published]  # runs of exactly this setup, nearest context first
     more: int  # runs of this setup past `runs`
 
 

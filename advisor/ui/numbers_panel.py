@@ -161,9 +161,9 @@ class NumbersPanel(QWidget):
         if view.runs:
             out.append("Runs of this model and quant here, each beside the model for that run's context, "
                        "backend and build:")
-        for c in view.runs:
-            url = c.row.source
-            out.append(f"&nbsp;• {escape(c.text())} — <a href='{escape(url, quote=True)}'>{escape(short_url(url))}</a>")
+        for r in view.runs:
+            link = f"<a href='{escape(r.source, quote=True)}'>{escape(short_url(r.source))}</a>"
+            out.append(f"&nbsp;• {escape(r.versus_model())} — {link}")
         if view.more:
             out.append(f"&nbsp;• and {view.more} more")
         return out

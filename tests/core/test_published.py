@@ -78,12 +78,12 @@ def test_the_model_for_each_run_is_what_validate_predicts_for_that_row() -> None
     expected = {c.row.gen_tokens: float(p) for c, p in zip(cases, predict(cases), strict=True)}
     found, more = comparison(ROWS, setup("rtx-4090", "llama-3.1-8b", "q4_k_m"))
     assert more == 0 and len(found) == 4
-    for c in found:
-        assert c.row.model_tok_s == pytest.approx(expected[c.row.tokens], abs=1e-4)
+    for r in found:
+        assert r.model_tok_s == pytest.approx(expected[r.tokens], abs=1e-4)
     # nearest context first; the 2024-05 build pays the era's fixed time, so the same row is slower than today
-    assert [c.row.tokens for c in found] == [8192, 4096, 1024, 512]
+    assert [r.tokens for r in found] == [8192, 4096, 1024, 512]
     assert "measured 130.58 tok/s (CUDA, build 2024-05, flash attention off); the model for that run 129 (-2%)" \
-        in found[-1].text()
+        in found[-1].versus_model()
 
 
 def test_a_machine_record_pools_every_published_run_there() -> None:

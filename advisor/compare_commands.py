@@ -300,7 +300,7 @@ def cmd_compare(args: argparse.Namespace, catalog: Catalog) -> int:
         label = unique_label(m.label, [x.label for x in machines])
         machines.append(m.model_copy(update={"label": label}))
     models, quants = _pools(catalog)
-    c = compare(machines, base, models, quants)
+    c = compare(machines, base, models, quants, published=catalog.published)
     if args.json:
         out = c.model_dump(mode="json")
         out["workload"] = base.workload.model_dump(mode="json")

@@ -26,6 +26,7 @@ from advisor.core.evaluate import evaluate
 from advisor.core.fmt import num
 from advisor.core.hardware import Hardware, HardwareClass
 from advisor.core.model import ModelArch
+from advisor.core.published import Published, Setup, machine_id, machine_record
 from advisor.core.quant import Quant
 from advisor.core.recommend import Grid, Recommendation, recommend, solve_grid
 from advisor.core.result import Result
@@ -248,6 +249,10 @@ class CompareRow(Frozen):
     tok_s_per_w: float | None
     verdict: str
     short_verdict: str = Field(description="The verdict with the model left implicit, for the table")
+    published_runs: int = Field(0, description="Published decode runs on this catalog machine")
+    published_median: float | None = Field(None, description="Measured ÷ model over those runs, median")
+    published_low: float | None = None
+    published_high: float | None = None
 
 
 class Comparison(Frozen):
@@ -291,10 +296,13 @@ def row_verdict(r: Result, what: str, threshold: float, short: bool = False) -> 
     return f"fits: {d} tok/s" if short else f"runs {what} at {d} tok/s"
 
 
-def compare_row(machine: Machine, base: Scenario, models: ModelList, quants: QuantList) -> CompareRow:
-    """One machine's row: the chosen model at the chosen context and prompt, and the largest catalog
-    model that stays interactive (via the recommender)."""
+def compare_row(machine: Machine, base: Scenario, models: ModelList, quants: QuantList,
+                published: Sequence[Published] = ()) -> CompareRow:
+    """One machine's row: the chosen model at the chosen context and prompt, the largest catalog
+    model that stays interactive (via the recommender), and how the model did on the runs published
+    on that catalog machine."""
     s = scenario_on(base, machine.hardware)
+    record = machine_record(published, Setup(s, machine_id(machine.catalog_id), None, None))
     r = evaluate(s)
     rec = recommend(s, list(models), list(quants), runner_ups=0)
     what = f"{base.model.name} {base.quant.name}"
@@ -310,6 +318,8 @@ def compare_row(machine: Machine, base: Scenario, models: ModelList, quants: Qua
         tok_s_per_w=d / machine.power_w if d and machine.power_w else None,
         verdict=row_verdict(r, what, base.workload.interactive_tok_s),
         short_verdict=row_verdict(r, what, base.workload.interactive_tok_s, short=True),
+        published_runs=record.runs if record else 0, published_median=record.median if record else None,
+        published_low=record.low if record else None, published_high=record.high if record else None,
     )
 
 
@@ -391,12 +401,13 @@ def summary_verdict(rows: Sequence[CompareRow], what: str, threshold: float) -> 
 
 
 def compare(machines: Sequence[Machine], base: Scenario, models: ModelList, quants: QuantList,
-            rows: Sequence[CompareRow] | None = None) -> Comparison:
+            rows: Sequence[CompareRow] | None = None, published: Sequence[Published] = ()) -> Comparison:
     """The table for the base scenario's model, quant and workload on each machine. Pass `rows` to
     reuse rows already computed (the window caches them per machine)."""
     w = base.workload
     qs = pool(quants, w)
-    rows = tuple(rows) if rows is not None else tuple(compare_row(m, base, models, qs) for m in machines)
+    rows = tuple(rows) if rows is not None else tuple(compare_row(m, base, models, qs, published)
+                                                      for m in machines)
     what = f"{base.model.name} {base.quant.name}"
     return Comparison(model_name=base.model.name, quant_name=base.quant.name, context=w.context,
                       prompt_tokens=w.prompt_tokens, streams=w.streams, threshold_tok_s=w.interactive_tok_s,
@@ -407,7 +418,7 @@ TABLE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("machine", "Machine"), ("price_usd", "Price (USD)"), ("memory_gb", "Memory (GB)"),
     ("bandwidth_gbps", "Bandwidth (GB/s)"), ("decode_tok_s", "Decode (tok/s)"), ("ttft_s", "TTFT (s)"),
     ("largest", "Largest interactive model"), ("tok_s_per_k_usd", "tok/s per $1,000"),
-    ("tok_s_per_w", "tok/s per W"), ("verdict", "Verdict"),
+    ("tok_s_per_w", "tok/s per W"), ("published", "Measured ÷ model"), ("verdict", "Verdict"),
 )
 
 
@@ -427,8 +438,24 @@ def table_cells(row: CompareRow) -> dict[str, str]:
         "machine": row.label, "price_usd": price, "memory_gb": memory, "bandwidth_gbps": f"{row.bandwidth_gbps:,.0f}",
         "decode_tok_s": opt(row.decode_tok_s), "ttft_s": opt(row.ttft_s), "largest": largest,
         "tok_s_per_k_usd": opt(row.tok_s_per_k_usd), "tok_s_per_w": opt(row.tok_s_per_w),
-        "verdict": row.short_verdict,
+        "published": published_cell(row), "verdict": row.short_verdict,
     }
+
+
+def published_cell(row: CompareRow) -> str:
+    """"0.82 (12 runs)": the median of measured ÷ model over the runs published on this machine."""
+    if not row.published_runs or row.published_median is None:
+        return "—"
+    return f"{row.published_median:.2f} ({row.published_runs} run{'s' if row.published_runs > 1 else ''})"
+
+
+def published_tip(row: CompareRow) -> str:
+    """The cell's longer reading, with the range (the window's tooltip)."""
+    if not row.published_runs or row.published_median is None:
+        return "No published decode runs on this catalog machine in the validation set"
+    spread = (f", from {row.published_low:.2f} to {row.published_high:.2f}" if row.published_runs > 1 else "")
+    return (f"{row.published_runs} published decode run{'s' if row.published_runs > 1 else ''} on this machine "
+            f"measured {row.published_median:.2f} × the model's figure for them (median{spread})")
 
 
 def csv_rows(c: Comparison) -> list[dict[str, Any]]:
@@ -445,7 +472,10 @@ def csv_rows(c: Comparison) -> list[dict[str, Any]]:
             "decode_tok_s": r.decode_tok_s, "ttft_s": r.ttft_s, "total_gb": r.total_gb,
             "largest_model": big.model_name if big else "", "largest_quant": big.quant_name if big else "",
             "largest_tok_s": big.decode_tok_s if big else None,
-            "tok_s_per_k_usd": r.tok_s_per_k_usd, "tok_s_per_w": r.tok_s_per_w, "verdict": r.verdict,
+            "tok_s_per_k_usd": r.tok_s_per_k_usd, "tok_s_per_w": r.tok_s_per_w,
+            "published_runs": r.published_runs, "published_measured_over_model": r.published_median,
+            "published_low": r.published_low, "published_high": r.published_high,
+            "verdict": r.verdict,
         })
     return out
 

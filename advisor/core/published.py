@@ -24,6 +24,14 @@ BITS_TOLERANCE = 0.05
 # A row without a catalog model id is the scenario's model when its parameter count agrees this closely.
 PARAMS_TOLERANCE = 0.005
 MAX_COMPARED = 4  # rows the worked comparison lists (the nearest contexts first)
+MINE_SUFFIX = "-mine"  # the user's measured copy of a catalog entry (advisor.measure.entry)
+
+
+def machine_id(hardware_id: str | None) -> str | None:
+    """The catalog machine an entry is: `<id>-mine` is `<id>` measured by the user."""
+    if hardware_id and hardware_id.endswith(MINE_SUFFIX):
+        return hardware_id[: -len(MINE_SUFFIX)]
+    return hardware_id
 
 
 class Published(Frozen):

@@ -16,10 +16,10 @@ from advisor.catalog.loader import Catalog
 from advisor.catalog.schema import HardwareEntry
 from advisor.catalog.user_store import slugify
 from advisor.core.hardware import Hardware
+from advisor.core.published import MINE_SUFFIX, machine_id  # noqa: F401 - machine_id: the measure API
 from advisor.measure.fit import FitResult
 from advisor.session import Session
 
-MINE_SUFFIX = "-mine"
 MAX_ID = 80
 
 
@@ -29,13 +29,6 @@ def mine_id(base_id: str | None, name: str) -> str:
     if stem.endswith(MINE_SUFFIX):
         return stem
     return stem[: MAX_ID - len(MINE_SUFFIX)].rstrip("-._") + MINE_SUFFIX
-
-
-def machine_id(hardware_id: str | None) -> str | None:
-    """The catalog machine an entry is: `<id>-mine` is `<id>` measured by the user."""
-    if hardware_id and hardware_id.endswith(MINE_SUFFIX):
-        return hardware_id[: -len(MINE_SUFFIX)]
-    return hardware_id
 
 
 def measured_entry(base: HardwareEntry | None, hardware: Hardware, fit: FitResult, *, model_id: str | None = None,

@@ -21,6 +21,7 @@ from advisor.core.compare import (
     machine_from_entry,
     machine_grid,
     pool,
+    published_tip,
     rank_budget,
     scenario_on,
     table_cells,
@@ -224,3 +225,26 @@ def test_setup_round_trip_and_unique_labels() -> None:
         CompareSetup(machines=tuple(m.model_copy(update={"label": str(i)}) for i in range(7)))
     with pytest.raises(ValidationError):
         Machine(label="x", hardware=m.hardware, price_usd=-5)
+
+
+def test_each_row_carries_the_machines_published_record() -> None:
+    base = Scenario(model=to_model(CAT.models["llama-3.1-8b"]), quant=to_quant(CAT.quants["q4_k_m"]))
+    qs = pool(QUANTS, base.workload)
+    m1 = compare_row(machine_from_entry(HW["m1-max-32c-64gb"]), base, MODELS, qs, CAT.published)
+    # XiongjieDai's M1 Max: 12 runs (Llama 3 8B and 70B, Q4_K_M and F16), all slower than the model for them
+    ratios = sorted(r.tok_s / r.model_tok_s for r in CAT.published if r.hardware_id == "m1-max-32c-64gb")
+    assert m1.published_runs == 12 == len(ratios)
+    assert m1.published_median == pytest.approx((ratios[5] + ratios[6]) / 2)
+    assert (m1.published_low, m1.published_high) == (ratios[0], ratios[-1])
+    assert table_cells(m1)["published"] == f"{m1.published_median:.2f} (12 runs)"
+    assert published_tip(m1).endswith(f"(median, from {ratios[0]:.2f} to {ratios[-1]:.2f})")
+    # a machine with no published runs, or no catalog id (an edited copy), says so with a dash
+    none = compare_row(machine_from_entry(HW["rtx-5080"]), base, MODELS, qs, CAT.published)
+    edited = compare_row(machine_from_entry(HW["m1-max-32c-64gb"]).model_copy(update={"catalog_id": None}),
+                         base, MODELS, qs, CAT.published)
+    assert none.published_runs == edited.published_runs == 0
+    assert table_cells(none)["published"] == table_cells(edited)["published"] == "—"
+    # two cards of a kind are their own machine: 2x RTX 3090 runs from the May 2024 table
+    pair = compare_row(with_devices(machine_from_entry(HW["rtx-3090"]), 2), base, MODELS, qs, CAT.published)
+    assert pair.published_runs == sum(1 for r in CAT.published if r.hardware_id == "rtx-3090" and r.devices == 2)
+    assert pair.published_runs > 0

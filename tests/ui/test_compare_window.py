@@ -55,8 +55,9 @@ def assert_matches_core(cw: CompareWindow) -> None:
     base = store.setup.scenario
     qs = pool(store.quants, base.workload)
     for r, m in enumerate(store.setup.machines):
-        expected = compare_row(m, base, store.models, qs)
+        expected = compare_row(m, base, store.models, qs, store.catalog.published)
         cells = table_cells(expected)
+        assert cw.table.item(r, 9).text() == cells["published"]
         assert cw.table.item(r, 0).text() == m.label
         assert cw.table.item(r, 4).text() == cells["decode_tok_s"]
         assert cw.table.item(r, 5).text() == cells["ttft_s"]
@@ -238,3 +239,13 @@ def test_save_open_round_trip_and_broken_file(qtbot, cw: CompareWindow, tmp_path
     (tmp_path / "junk.json").write_text("{not json")
     assert not cw.open_file(tmp_path / "junk.json")
     assert cw.store.setup == before
+
+
+def test_long_column_titles_break_in_two(qtbot, cw: CompareWindow) -> None:  # type: ignore[no-untyped-def]
+    from advisor.ui.compare.slide import two_lines
+
+    assert two_lines("Largest interactive model") == "Largest\ninteractive model"
+    assert two_lines("Measured ÷ model") == "Measured\n÷ model"
+    assert two_lines("Machine") == "Machine" and two_lines("TTFT (s)") == "TTFT (s)"
+    titles = [cw.table.horizontalHeaderItem(c).text() for c in range(cw.table.columnCount())]
+    assert titles[-2:] == ["Measured\n÷ model", "Verdict"]

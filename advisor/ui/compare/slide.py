@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from advisor.core.compare import PRICE_NOTE, TABLE_COLUMNS, csv_rows, rate, table_cells
+from advisor.core.compare import PRICE_NOTE, TABLE_COLUMNS, csv_rows, published_tip, rate, table_cells
 from advisor.core.curves import AXES
 from advisor.ui import theme
 from advisor.ui.compare.plots import ComparePlot, legend_html
@@ -54,12 +54,22 @@ def legend_text(snap: CompareSnapshot, size_pt: int = 10) -> str:
     return legend_html([(m.label, snap.colors[m.label]) for m in snap.setup.machines], size_pt)
 
 
+def two_lines(title: str, longer_than: int = 10) -> str:
+    """A long column title broken at the space nearest its middle: eleven columns then fit the window
+    without scrolling sideways (the header sets each column's width as much as its cells do)."""
+    if len(title) <= longer_than or " " not in title:
+        return title
+    spaces = [i for i, ch in enumerate(title) if ch == " "]
+    cut = min(spaces, key=lambda i: abs(i - len(title) / 2))
+    return title[:cut] + "\n" + title[cut + 1:]
+
+
 def fill_table(table: QTableWidget, snap: CompareSnapshot, icons: bool = True) -> None:
     from advisor.ui.compare.machines import swatch
 
     rows = snap.comparison.rows
     table.setColumnCount(len(TABLE_COLUMNS))
-    table.setHorizontalHeaderLabels([title for _, title in TABLE_COLUMNS])
+    table.setHorizontalHeaderLabels([two_lines(title) for _, title in TABLE_COLUMNS])
     table.setRowCount(len(rows))
     for r, row in enumerate(rows):
         cells = table_cells(row)
@@ -72,6 +82,8 @@ def fill_table(table: QTableWidget, snap: CompareSnapshot, icons: bool = True) -
                 item.setIcon(swatch(snap.colors[row.label]))
             if key in ("verdict", "largest", "machine"):
                 item.setToolTip(cells[key])
+            if key == "published":
+                item.setToolTip(published_tip(row))
             table.setItem(r, c, item)
 
 

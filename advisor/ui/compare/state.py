@@ -164,7 +164,7 @@ class CompareStore(QObject):
         live_curves: dict[str, Curve] = {}
         for m in setup.machines:
             rk = _key(m, scenario_key)
-            row = self._rows.get(rk) or compare_row(m, base, self.models, qs)
+            row = self._rows.get(rk) or compare_row(m, base, self.models, qs, self.catalog.published)
             live_rows[rk] = row
             rows.append(row)
             s = base.model_copy(update={"hardware": m.hardware})

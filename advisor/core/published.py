@@ -207,9 +207,33 @@ def machine_record(rows: Sequence[Published], setup: Setup) -> MachineRecord | N
     here = [r for r in machine_rows(rows, setup) if r.model_tok_s > 0]
     if not here:
         return None
-    ratios = [r.tok_s / r.model_tok_s for r in here]
-    return MachineRecord(runs=len(here), models=len({r.model_id or r.model for r in here}),
+    return _record(here)
+
+
+def _record(runs: Sequence[Published]) -> MachineRecord:
+    ratios = [r.tok_s / r.model_tok_s for r in runs]
+    return MachineRecord(runs=len(runs), models=len({r.model_id or r.model for r in runs}),
                          median=statistics.median(ratios), low=min(ratios), high=max(ratios))
+
+
+@dataclass(frozen=True)
+class MachineEntry:
+    """One machine's record in the list of all of them."""
+
+    hardware_id: str
+    devices: int
+    engine: Engine
+    record: MachineRecord
+
+
+def all_records(rows: Sequence[Published]) -> list[MachineEntry]:
+    """Every machine with published runs (catalog id × device count × engine), most runs first."""
+    groups: dict[tuple[str, int, Engine], list[Published]] = {}
+    for r in rows:
+        if r.model_tok_s > 0:
+            groups.setdefault((r.hardware_id, r.devices, r.engine), []).append(r)
+    out = [MachineEntry(hid, devices, engine, _record(runs)) for (hid, devices, engine), runs in groups.items()]
+    return sorted(out, key=lambda e: (-e.record.runs, e.hardware_id, e.devices, e.engine.value))
 
 
 @dataclass(frozen=True)

@@ -191,6 +191,8 @@ class MainWindow(SavesToFile, QMainWindow):
             v.addAction(act)
             _ = key
         h = bar.addMenu("&Help")
+        self._action(h, "How &accurate is it?…", self.accuracy, None,
+                     "Every catalog machine's published runs against the model, and the fitted terms")
         self._action(h, "&About", self.about)
         self._fill_recent()
 
@@ -311,6 +313,11 @@ class MainWindow(SavesToFile, QMainWindow):
     def feel_it(self) -> None:
         r = self.store.snapshot.result
         FeelDialog(r.decode_tok_s, r.ttft_s, self).exec()
+
+    def accuracy(self) -> None:
+        from advisor.ui.accuracy_dialog import AccuracyDialog  # loads when asked: no cost at start
+
+        AccuracyDialog(self.store.catalog, self).open()
 
     def about(self) -> None:
         QMessageBox.about(self, "About LLM speed advisor", about_text())

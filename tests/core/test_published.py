@@ -111,3 +111,14 @@ def test_a_row_states_its_test_as_llama_bench_names_it() -> None:
                   context=4112, tok_s=50, model_tok_s=55, source="https://example.org")
     assert r.test_name() == "tg32 @ d4096"
     assert r.model_copy(update={"streams": 8, "depth": 0}).test_name() == "tg32, 8 streams"
+
+
+def test_all_records_group_by_machine_devices_and_engine() -> None:
+    from advisor.core.published import all_records
+
+    entries = all_records(ROWS)
+    keys = {(r.hardware_id, r.devices, r.engine) for r in ROWS}
+    assert len(entries) == len(keys) and sum(e.record.runs for e in entries) == len(ROWS)
+    assert [e.record.runs for e in entries] == sorted((e.record.runs for e in entries), reverse=True)
+    m1 = next(e for e in entries if e.hardware_id == "m1-max-32c-64gb")
+    assert m1.record == machine_record(ROWS, setup("m1-max-32c-64gb", "llama-3.1-8b", "q4_k_m"))

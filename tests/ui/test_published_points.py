@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QPointF
+from PySide6.QtCore import QPointF, Qt
 
 from advisor.ui import export
 from advisor.ui.main_window import MainWindow
@@ -89,3 +89,28 @@ def test_view_menu_hides_the_squares_on_screen_and_on_exports(qtbot, window: Mai
     act.trigger()
     window.close()
     assert window.closed_settings.show_published is False  # kept for the next start
+
+
+def test_help_menu_shows_every_machines_record(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    from advisor.core.calibration import CALIBRATION
+    from advisor.core.published import all_records
+    from advisor.ui.accuracy_dialog import AccuracyDialog, terms_html
+
+    act = next(a for a in window.menuBar().actions() if a.text() == "&Help").menu().actions()[0]
+    assert act.text() == "How &accurate is it?…"
+    act.trigger()
+    dialog = window.findChild(AccuracyDialog)
+    assert dialog is not None and dialog.isVisible()
+    entries = all_records(window.store.catalog.published)
+    table = dialog.table
+    assert table.rowCount() == len(entries)
+    assert table.item(0, 0).text() == "NVIDIA DGX Spark (GB10, 128 GB)" and table.item(0, 2).text() == "75"
+    rows = {table.item(r, 0).text(): r for r in range(table.rowCount()) if table.item(r, 1).text() == "llama.cpp"}
+    m1 = rows["Apple M1 Max (32-core GPU), 64 GB"]
+    assert table.item(m1, 4).text() == "0.82" and table.item(m1, 2).text() == "12"
+    table.sortItems(4, Qt.SortOrder.AscendingOrder)  # by measured ÷ model, numerically
+    medians = [float(table.item(r, 4).text()) for r in range(table.rowCount())]
+    assert medians == sorted(medians)
+    d = CALIBRATION.terms[next(k for k, t in CALIBRATION.terms.items() if t.fitted)].decode
+    assert f"<td>{d.eta:.3g}</td>" in terms_html()
+    dialog.close()

@@ -1,0 +1,98 @@
+"""Help → How accurate is it?: every catalog machine's published record, and the fitted model's terms."""
+
+from __future__ import annotations
+
+from html import escape
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QHeaderView,
+    QLabel,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from advisor.catalog.loader import Catalog
+from advisor.core.calibration import BACKEND_LABELS, CALIBRATION, Calibration
+from advisor.core.hardware import HARDWARE_CLASS_LABELS
+from advisor.core.published import all_records
+
+INTRO = ("Each realistic figure comes from a model fitted to published llama-bench, MLX and vLLM runs. "
+         "Below, per catalog machine, how the runs published on it compare with the model's figure for "
+         "each run (same context, backend, flash-attention setting and build): above 1, the machine ran "
+         "faster than the model says. The full validation, held-out rows apart, is "
+         "<code>python -m advisor.cli validate</code>.")
+COLUMNS = ("Machine", "Engine", "Runs", "Models", "Measured ÷ model (median)", "Lowest", "Highest")
+
+
+def terms_html(cal: Calibration = CALIBRATION) -> str:
+    """The fitted decode terms per hardware class and engine, and the backends' factors."""
+    rows = []
+    for (kind, engine), t in cal.terms.items():
+        if not t.fitted:
+            continue
+        d = t.decode
+        rows.append(f"<tr><td>{escape(HARDWARE_CLASS_LABELS[kind])}, {escape(engine.value)}</td>"
+                    f"<td>{d.eta:.3g}</td><td>{d.token_ms:.3g} ms</td><td>{d.kv_factor:.3g}</td>"
+                    f"<td>{d.dequant_flop:.3g}</td><td>{d.band[0]:.2f}–{d.band[1]:.2f}</td>"
+                    f"<td>{t.rows}</td></tr>")
+    backends = ", ".join(f"{BACKEND_LABELS[b]} {bt.decode:.3g}" for b, bt in cal.backends.items())
+    return ("<b>The fitted decode model</b> (time per token = weights ÷ (bandwidth × η) + κ × KV ÷ (bandwidth × η) "
+            "+ unpacking d FLOP per weight + t₀):<table cellpadding='3'><tr><th align='left'>class, engine</th>"
+            "<th>η</th><th>t₀</th><th>κ</th><th>d</th><th>band</th><th>rows</th></tr>" + "".join(rows)
+            + f"</table>Backend factors on η (CUDA 1): {escape(backends)}.")
+
+
+class SortItem(QTableWidgetItem):
+    """A cell that sorts by a number, not by its text ("75" after "9")."""
+
+    def __init__(self, text: str, key: float) -> None:
+        super().__init__(text)
+        self.key = key
+        self.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+
+    def __lt__(self, other: QTableWidgetItem) -> bool:
+        return self.key < other.key if isinstance(other, SortItem) else super().__lt__(other)
+
+
+class AccuracyDialog(QDialog):
+    def __init__(self, catalog: Catalog, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("How accurate is it?")
+        intro = QLabel(INTRO)
+        intro.setWordWrap(True)
+        entries = all_records(catalog.published)
+        self.table = QTableWidget(len(entries), len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(list(COLUMNS))
+        self.table.verticalHeader().hide()
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        for r, e in enumerate(entries):
+            entry = catalog.hardware.get(e.hardware_id)
+            name = entry.name if entry is not None else e.hardware_id
+            rec = e.record
+            items = [QTableWidgetItem(f"{e.devices}× {name}" if e.devices > 1 else name),
+                     QTableWidgetItem(e.engine.value), SortItem(str(rec.runs), rec.runs),
+                     SortItem(str(rec.models), rec.models)]
+            items += [SortItem(f"{v:.2f}", v) for v in (rec.median, rec.low, rec.high)]
+            for c, item in enumerate(items):
+                self.table.setItem(r, c, item)
+        head = self.table.horizontalHeader()
+        head.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        head.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.table.setSortingEnabled(True)  # click a header to sort; most runs first to begin with
+        self.table.sortItems(2, Qt.SortOrder.DescendingOrder)
+        terms = QLabel(terms_html())
+        terms.setWordWrap(True)
+        terms.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        lay = QVBoxLayout(self)
+        lay.addWidget(intro)
+        lay.addWidget(self.table, 1)
+        lay.addWidget(terms)
+        lay.addWidget(buttons)
+        self.resize(820, 640)

@@ -121,34 +121,41 @@ def on_hardware(rows: Iterable[Published], setup: Setup) -> list[Published]:
     return [] if partial or w.cpu_moe_layers else machine_rows(rows, setup)
 
 
-def _nearest_context(rows: Iterable[Published], x: Callable[[Published], float], context: int) -> list[Published]:
-    """One row per x: the one measured nearest the scenario's context (a tg512 and a tg8192 of one model
-    would otherwise stack at one model size)."""
-    best: dict[float, Published] = {}
+Candidates = list[tuple[float, tuple[Published, ...]]]
+
+
+def _grouped(rows: Iterable[Published], x: Callable[[Published], float]) -> Candidates:
+    groups: dict[float, list[Published]] = {}
     for r in rows:
-        k = x(r)
-        if k not in best or abs(r.context - context) < abs(best[k].context - context):
-            best[k] = r
-    return [best[k] for k in sorted(best)]
+        groups.setdefault(x(r), []).append(r)
+    return [(k, tuple(groups[k])) for k in sorted(groups)]
 
 
-def placed(rows: Sequence[Published], setup: Setup, axis: Axis) -> list[tuple[float, Published]]:
-    """(x, row) for the rows that belong on one plot: on the context plot the same model and quant at the
-    scenario's stream count, each context measured; on the model-size plot any model at the same quant
-    and stream count with nothing prefilled, and on the batch plot the same model and quant at any stream
-    count — there one row per x, the one measured nearest the scenario's context."""
+def candidates(rows: Sequence[Published], setup: Setup, axis: Axis) -> Candidates:
+    """The runs that can stand at each x of one plot, whatever the context: on the context plot the same
+    model and quant at the scenario's stream count, one x per run; on the model-size plot any model at
+    the same quant and stream count with nothing prefilled, grouped by model size; on the batch plot the
+    same model and quant, grouped by stream count."""
     w = setup.scenario.workload
     here = on_hardware(rows, setup)
     if axis == "context":
-        keep = [r for r in here if r.streams == w.streams and _same_quant(r, setup) and _same_model(r, setup)]
-        return [(float(r.context), r) for r in keep]
+        return [(float(r.context), (r,)) for r in here
+                if r.streams == w.streams and _same_quant(r, setup) and _same_model(r, setup)]
     if axis == "params":
-        keep = _nearest_context((r for r in here if r.streams == w.streams and r.depth == 0
-                                 and _same_quant(r, setup)), lambda r: r.params_b, w.context)
-        return [(r.params_b, r) for r in keep]
-    keep = _nearest_context((r for r in here if _same_quant(r, setup) and _same_model(r, setup)),
-                            lambda r: float(r.streams), w.context)
-    return [(float(r.streams), r) for r in keep]
+        return _grouped((r for r in here if r.streams == w.streams and r.depth == 0 and _same_quant(r, setup)),
+                        lambda r: r.params_b)
+    return _grouped((r for r in here if _same_quant(r, setup) and _same_model(r, setup)), lambda r: float(r.streams))
+
+
+def pick(found: Candidates, context: int) -> list[tuple[float, Published]]:
+    """One run per x: the one measured nearest the context (a tg512 and a tg8192 of one model would
+    otherwise stack at one model size)."""
+    return [(x, min(runs, key=lambda r: abs(r.context - context))) for x, runs in found]
+
+
+def placed(rows: Sequence[Published], setup: Setup, axis: Axis) -> list[tuple[float, Published]]:
+    """(x, run) for the runs on one plot at the scenario's context (`candidates`, then `pick`)."""
+    return pick(candidates(rows, setup, axis), setup.scenario.workload.context)
 
 
 def points(rows: Sequence[Published], setup: Setup, axis: Axis) -> tuple[list[float], list[float]]:

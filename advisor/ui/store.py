@@ -17,7 +17,7 @@ from advisor.catalog.convert import to_model, to_quant
 from advisor.catalog.loader import Catalog
 from advisor.core.curves import AXES, Axis, Curve, curve, curve_key, with_marker
 from advisor.core.evaluate import evaluate
-from advisor.core.published import Setup, placed
+from advisor.core.published import Candidates, Setup, candidates, pick
 from advisor.core.recommend import ModelPoints, Recommendation, model_points, recommend
 from advisor.core.result import Result
 from advisor.core.scenario import Scenario
@@ -82,7 +82,9 @@ class Store(QObject):
         self._undo: list[tuple[Session, str]] = []
         self._redo: list[tuple[Session, str]] = []
         self._curves: dict[Axis, tuple[Scenario, Curve]] = {}
-        self._published: tuple[object, dict[Axis, PointSet]] | None = None
+        # published runs: the candidates per plot (by what they depend on), then the last picks and sets
+        self._candidates: tuple[object, dict[Axis, Candidates]] | None = None
+        self._published: dict[Axis, tuple[tuple[int, ...], PointSet]] | None = None
         self.snapshot = self._compute(session or Session())
         self.extras = self._compute_extras(self.snapshot.session)
         self._extras_timer = QTimer(self)
@@ -163,7 +165,7 @@ class Store(QObject):
 
     def set_catalog(self, catalog: Catalog) -> None:
         self.catalog = catalog
-        self._published = None
+        self._published = self._candidates = None
         self._models = [(k, to_model(m)) for k, m in catalog.models.items()]
         self._quants = [(k, to_quant(q)) for k, q in catalog.quants.items() if q.format == "gguf"]
         self.extras = self._compute_extras(self.session)
@@ -196,19 +198,32 @@ class Store(QObject):
         return Setup(session.scenario, machine_id(session.hardware_id), session.model_id, session.quant_id)
 
     def _published_points(self, session: Session) -> dict[Axis, PointSet]:
-        """Each plot's published measurements, recomputed only when what they depend on changed."""
-        rows = self.catalog.published
-        if not rows:
+        """Each plot's published runs. The candidates are found once per machine, model, quant and the
+        like; an edit then only picks the run nearest its context at each x (a context drag moves which
+        run stands for a model on the model-size plot), and a plot's set keeps its identity while the
+        picks do not change, so the plots skip it."""
+        if not self.catalog.published:
             return NO_POINTS
         s = session.scenario
-        key = (session.hardware_id, session.model_id, session.quant_id, s.hardware.devices, s.workload.engine,
-               s.workload.streams, s.quant.bits_per_weight, s.model.total_params_b)
-        if self._published is None or self._published[0] != key:
+        w = s.workload
+        key = (session.hardware_id, session.model_id, session.quant_id, s.hardware.devices, w.engine, w.streams,
+               s.quant.bits_per_weight, s.model.total_params_b, s.model.layers, w.gpu_layers, w.cpu_moe_layers)
+        if self._candidates is None or self._candidates[0] != key:
             setup = self.setup(session)
-            found = {axis: placed(rows, setup, axis) for axis in AXES}
-            self._published = (key, {a: PointSet(tuple(x for x, _ in f), tuple(r.tok_s for _, r in f),
-                                                 tuple(r.describe() for _, r in f)) for a, f in found.items()})
-        return self._published[1]
+            self._candidates = (key, {axis: candidates(self.catalog.published, setup, axis) for axis in AXES})
+            self._published = None
+        old = self._published
+        new: dict[Axis, tuple[tuple[int, ...], PointSet]] = {}
+        for axis, found in self._candidates[1].items():
+            picked = pick(found, w.context)
+            ids = tuple(id(r) for _, r in picked)
+            if old is not None and old[axis][0] == ids:
+                new[axis] = old[axis]
+            else:
+                new[axis] = (ids, PointSet(tuple(x for x, _ in picked), tuple(r.tok_s for _, r in picked),
+                                           tuple(r.describe() for _, r in picked)))
+        self._published = new
+        return {axis: ps for axis, (_, ps) in new.items()}
 
     def _curve(self, s: Scenario, axis: Axis) -> Curve:
         """The axis's curve, reused while only its own variable moved (then just the marker moves)."""

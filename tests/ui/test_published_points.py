@@ -114,3 +114,16 @@ def test_help_menu_shows_every_machines_record(qtbot, window: MainWindow) -> Non
     d = CALIBRATION.terms[next(k for k, t in CALIBRATION.terms.items() if t.fitted)].decode
     assert f"<td>{d.eta:.3g}</td>" in terms_html()
     dialog.close()
+
+
+def test_the_sets_follow_context_and_layers_and_keep_identity_otherwise(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    store = window.store
+    store.update("workload", context=512)
+    at_512 = store.snapshot.published
+    assert at_512["params"].y == (762.37, 127.74)  # Llama 3 8B: its tg1024 run (mean context 512) is nearest
+    store.update("workload", output_tokens=300)  # nothing the squares depend on: the very same sets
+    assert all(store.snapshot.published[a] is at_512[a] for a in at_512)
+    store.update("workload", context=8192)
+    assert store.snapshot.published["params"].y == (762.37, 110.66)  # now the tg8192 run (mean 4,096)
+    store.update("workload", gpu_layers=20)  # layers in host RAM: no published run is this setup
+    assert store.snapshot.published["context"].x == () and not window.plots["context"].published.isVisible()

@@ -32,7 +32,7 @@ from advisor.core.calibration import Calibration  # noqa: E402
 from advisor.validation.cv import DEFAULT_K, DEFAULT_SEEDS, cross_validate, cv_dict, cv_text  # noqa: E402
 from advisor.validation.data import load_dataset  # noqa: E402
 from advisor.validation.fit import BACKEND_PRIOR_ROWS, fit  # noqa: E402
-from advisor.validation.published import published_json  # noqa: E402
+from advisor.validation.published import held_out_summary, published_json  # noqa: E402
 from advisor.validation.report import build_report, report_text  # noqa: E402
 
 CALIBRATION_PY = ROOT / "advisor" / "core" / "calibration.py"
@@ -128,7 +128,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.write:
         write_block(fitted_block(cal, notes))
         print(f"wrote the fitted terms to {CALIBRATION_PY.relative_to(ROOT)}", file=sys.stderr)
-        write_atomic(PUBLISHED_JSON, published_json(data.cases, cal))  # with the terms just written
+        # with the terms just written, and the held-out figures they give
+        write_atomic(PUBLISHED_JSON, published_json(data.cases, cal, held_out_summary(data, cal)))
         print(f"wrote the published measurements to {PUBLISHED_JSON.relative_to(ROOT)}", file=sys.stderr)
     report = build_report(data, cal)
     print(json.dumps(report, indent=2) if args.json else report_text(report))

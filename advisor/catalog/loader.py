@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from advisor.catalog.schema import HardwareEntry, KVCacheEntry, ModelEntry, QuantEntry
-from advisor.core.published import Published
+from advisor.core.published import HeldOutFigure, Published
 
 E = TypeVar("E", bound=BaseModel)
 
@@ -39,6 +39,7 @@ class Catalog:
     user_ids: frozenset[str] = frozenset()  # "kind/id" of entries that came from the user's folder
     shadowed: tuple[str, ...] = ()  # user entries that replace a shipped id
     published: tuple[Published, ...] = ()  # published decode measurements on catalog hardware
+    held_out: tuple[HeldOutFigure, ...] = ()  # the validation's figures on rows the fit never saw
 
 
 def catalog_root() -> Traversable:
@@ -102,26 +103,34 @@ def load_shipped(root: Traversable | None = None) -> Catalog:
             if KV_TABLE in data:
                 for e in validate_entries(data[KV_TABLE], KVCacheEntry, where, problems):
                     kv[e.id.value] = e
-    published = load_published(root.joinpath(*PUBLISHED_FILE), "catalogs/" + "/".join(PUBLISHED_FILE), problems)
+    published, held_out = load_published(root.joinpath(*PUBLISHED_FILE), "catalogs/" + "/".join(PUBLISHED_FILE),
+                                         problems)
     return Catalog(hardware=found["hardware"], models=found["models"], quants=found["quants"], kv_cache=kv,
-                   problems=tuple(problems), published=published)
+                   problems=tuple(problems), published=published, held_out=held_out)
 
 
-def load_published(path: Traversable, where: str, problems: list[str]) -> tuple[Published, ...]:
-    """The published measurements (a JSON object whose "rows" is a list); a bad row is reported and
-    skipped, a missing or unreadable file means none (and says so, unless it is simply absent)."""
+def load_published(path: Traversable, where: str, problems: list[str]
+                   ) -> tuple[tuple[Published, ...], tuple[HeldOutFigure, ...]]:
+    """The published measurements (a JSON object whose "rows" is a list) and the held-out figures (its
+    "held_out" list, optional); a bad entry is reported and skipped, a missing or unreadable file means
+    none (and says so, unless it is simply absent)."""
     if not path.is_file():
-        return ()
+        return (), ()
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
         problems.append(f"{where}: cannot read: {err}")
-        return ()
+        return (), ()
     rows = raw.get("rows") if isinstance(raw, dict) else None
     if not isinstance(rows, list):
         problems.append(f"{where}: expected a JSON object with a list of \"rows\"")
-        return ()
-    return tuple(validate_entries(rows, Published, where, problems))
+        return (), ()
+    held = raw.get("held_out", [])
+    if not isinstance(held, list):
+        problems.append(f"{where}: \"held_out\" should be a list")
+        held = []
+    return (tuple(validate_entries(rows, Published, where, problems)),
+            tuple(validate_entries(held, HeldOutFigure, f"{where} held_out", problems)))
 
 
 @lru_cache(maxsize=1)
@@ -168,5 +177,6 @@ def load_catalog(user_dir: Path | None = None) -> Catalog:
         merged[kind] = base
     return Catalog(hardware=merged["hardware"], models=merged["models"], quants=merged["quants"],
                    kv_cache=shipped.kv_cache, problems=shipped.problems + tuple(problems),
-                   user_ids=frozenset(user_ids), shadowed=tuple(shadowed), published=shipped.published)
+                   user_ids=frozenset(user_ids), shadowed=tuple(shadowed), published=shipped.published,
+                   held_out=shipped.held_out)
 

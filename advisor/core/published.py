@@ -82,6 +82,25 @@ class Published(Frozen):
         return name
 
 
+class HeldOutFigure(Frozen):
+    """One line of the validation on the rows the fit never saw (`advisor validate`), as shipped."""
+
+    test: str = Field(max_length=20)  # "decode" or "prefill"
+    group: str = Field(max_length=60)  # "depth 0", "all", ...
+    n: int = Field(ge=0)
+    median_pct: float = Field(ge=0)
+    p90_pct: float = Field(ge=0)
+    target_median_pct: float | None = None
+    target_p90_pct: float | None = None
+
+    def met(self) -> bool | None:
+        """Whether the issue's target holds (None: no target for this group)."""
+        if self.target_median_pct is None:
+            return None
+        return self.median_pct <= self.target_median_pct and (
+            self.target_p90_pct is None or self.p90_pct <= self.target_p90_pct)
+
+
 @dataclass(frozen=True)
 class Setup:
     """What the scenario on screen runs: the catalog ids it came from plus its scenario."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from html import escape
 
 from PySide6.QtCore import Qt
@@ -19,7 +20,7 @@ from PySide6.QtWidgets import (
 from advisor.catalog.loader import Catalog
 from advisor.core.calibration import BACKEND_LABELS, CALIBRATION, Calibration
 from advisor.core.hardware import HARDWARE_CLASS_LABELS
-from advisor.core.published import all_records
+from advisor.core.published import HeldOutFigure, all_records
 
 INTRO = ("Each realistic figure comes from a model fitted to published llama-bench, MLX and vLLM runs. "
          "Below, per catalog machine, how the runs published on it compare with the model's figure for "
@@ -27,6 +28,23 @@ INTRO = ("Each realistic figure comes from a model fitted to published llama-ben
          "faster than the model says. The full validation, held-out rows apart, is "
          "<code>python -m advisor.cli validate</code>.")
 COLUMNS = ("Machine", "Engine", "Runs", "Models", "Measured ÷ model (median)", "Lowest", "Highest")
+
+
+def held_out_html(figures: Sequence[HeldOutFigure]) -> str:
+    """The validation on rows the fit never saw, beside the targets it was built to meet."""
+    if not figures:
+        return ""
+    rows = []
+    for f in figures:
+        target = "" if f.target_median_pct is None else f"≤ {f.target_median_pct:g}" + (
+            "" if f.target_p90_pct is None else f" / ≤ {f.target_p90_pct:g}")
+        met = {True: "met", False: "<b>not met</b>", None: ""}[f.met()]
+        rows.append(f"<tr><td>{escape(f.test)}, {escape(f.group)}</td><td align='right'>{f.n}</td>"
+                    f"<td align='right'>{f.median_pct:.1f} %</td><td align='right'>{f.p90_pct:.1f} %</td>"
+                    f"<td>{target}</td><td>{met}</td></tr>")
+    return ("<b>On rows the fit never saw</b> (held out; absolute error, median and 90th percentile):"
+            "<table cellpadding='3'><tr><th align='left'>rows</th><th>n</th><th>median</th><th>p90</th>"
+            "<th>target</th><th></th></tr>" + "".join(rows) + "</table>")
 
 
 def terms_html(cal: Calibration = CALIBRATION) -> str:
@@ -85,6 +103,8 @@ class AccuracyDialog(QDialog):
         head.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.table.setSortingEnabled(True)  # click a header to sort; most runs first to begin with
         self.table.sortItems(2, Qt.SortOrder.DescendingOrder)
+        held = QLabel(held_out_html(catalog.held_out))
+        held.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         terms = QLabel(terms_html())
         terms.setWordWrap(True)
         terms.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -93,6 +113,7 @@ class AccuracyDialog(QDialog):
         lay = QVBoxLayout(self)
         lay.addWidget(intro)
         lay.addWidget(self.table, 1)
+        lay.addWidget(held)
         lay.addWidget(terms)
         lay.addWidget(buttons)
-        self.resize(820, 640)
+        self.resize(820, 780)

@@ -94,7 +94,7 @@ def test_view_menu_hides_the_squares_on_screen_and_on_exports(qtbot, window: Mai
 def test_help_menu_shows_every_machines_record(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
     from advisor.core.calibration import CALIBRATION
     from advisor.core.published import all_records
-    from advisor.ui.accuracy_dialog import AccuracyDialog, terms_html
+    from advisor.ui.accuracy_dialog import AccuracyDialog, held_out_html, terms_html
 
     act = next(a for a in window.menuBar().actions() if a.text() == "&Help").menu().actions()[0]
     assert act.text() == "How &accurate is it?…"
@@ -113,6 +113,12 @@ def test_help_menu_shows_every_machines_record(qtbot, window: MainWindow) -> Non
     assert medians == sorted(medians)
     d = CALIBRATION.terms[next(k for k, t in CALIBRATION.terms.items() if t.fitted)].decode
     assert f"<td>{d.eta:.3g}</td>" in terms_html()
+    # the held-out figures and the targets, the one missed said so
+    held = held_out_html(window.store.catalog.held_out)
+    depth0 = next(f for f in window.store.catalog.held_out if f.group == "depth 0")
+    assert f"<td>decode, depth 0</td><td align='right'>{depth0.n}</td>" in held
+    assert f"{depth0.p90_pct:.1f} %</td><td>≤ 8 / ≤ 20</td><td><b>not met</b>" in held
+    assert held.count("<td>met</td>") == 5
     dialog.close()
 
 

@@ -10,7 +10,8 @@ from pathlib import Path
 
 from advisor.catalog.loader import PUBLISHED_FILE, catalog_root, load_shipped, shipped_catalog
 from advisor.validation.data import load_dataset
-from advisor.validation.published import published_json, published_row, published_rows
+from advisor.validation.published import held_out_summary, published_json, published_row, published_rows
+from advisor.validation.report import build_report
 
 SHIPPED = Path(str(catalog_root())).joinpath(*PUBLISHED_FILE)
 
@@ -18,7 +19,14 @@ SHIPPED = Path(str(catalog_root())).joinpath(*PUBLISHED_FILE)
 def test_shipped_file_is_what_validate_write_makes_from_the_measurements() -> None:
     # Fails when measurements.csv changed without `benchmarks/validate.py --write`.
     data = load_dataset(shipped_catalog())
-    assert SHIPPED.read_text(encoding="utf-8") == published_json(data.cases)
+    assert SHIPPED.read_text(encoding="utf-8") == published_json(data.cases, None, held_out_summary(data))
+    # the held-out figures the app shows are validate's own
+    report = build_report(data)
+    depth0 = next(r for r in report["held_out"] if r["test"] == "decode" and r["group"] == "depth 0")
+    shipped = next(f for f in shipped_catalog().held_out if f.test == "decode" and f.group == "depth 0")
+    assert (shipped.n, shipped.median_pct, shipped.p90_pct) == (
+        depth0["n"], depth0["fitted"]["median_pct"], depth0["fitted"]["p90_pct"])
+    assert (shipped.target_median_pct, shipped.target_p90_pct) == (8.0, 20.0) and shipped.met() is False
 
 
 def test_only_decode_rows_on_catalog_machines_with_every_layer_on_the_gpu() -> None:
@@ -47,11 +55,14 @@ def test_a_bad_row_is_reported_and_the_rest_load(tmp_path: Path) -> None:
     path = root.joinpath(*PUBLISHED_FILE)
     doc = json.loads(path.read_text(encoding="utf-8"))
     doc["rows"][1]["tok_s"] = -3
+    doc["held_out"][0]["n"] = -1
     path.write_text(json.dumps(doc), encoding="utf-8")
     cat = load_shipped(root)  # type: ignore[arg-type]
-    assert len(cat.published) == 218
+    assert len(cat.published) == 218 and len(cat.held_out) == len(shipped_catalog().held_out) - 1
     assert cat.problems == ("catalogs/published/decode.json: entry '#2' field 'tok_s': "
-                            "Input should be greater than 0",)
+                            "Input should be greater than 0",
+                            "catalogs/published/decode.json held_out: entry '#1' field 'n': "
+                            "Input should be greater than or equal to 0")
     assert len(cat.hardware) == len(shipped_catalog().hardware)
 
 

@@ -239,7 +239,10 @@ def published_json(view: PublishedView) -> dict[str, Any]:
              "build": r.build or None,
              "flash_attention": r.flash_attention, "source": r.source}
             for r in view.runs]
-    return {"machine": machine, "runs": runs, "more": view.more}
+    prefill = [{"test": r.test_name(), "model": r.model, "measured_tok_s": r.tok_s,
+                "model_for_that_run_tok_s": r.model_tok_s, "backend": r.backend.value if r.backend else None,
+                "build": r.build or None, "source": r.source} for r in view.prefill]
+    return {"machine": machine, "runs": runs, "more": view.more, "prefill_runs": prefill}
 
 
 def result_json(s: Scenario, r: Result) -> dict[str, Any]:
@@ -287,7 +290,11 @@ def published_text(view: PublishedView) -> list[str]:
     if view.runs:
         lines.append("  runs of this model and quant, beside the model for that run:")
     lines += [f"  {r.versus_model()}\n    {r.source}" for r in view.runs]
-    return lines + ([f"  … and {view.more} more"] if view.more else [])
+    if view.more:
+        lines.append(f"  … and {view.more} more")
+    if view.prefill:
+        lines.append("  prefill runs of this model and quant, the prompt size nearest yours first:")
+    return lines + [f"  {r.versus_model()}\n    {r.source}" for r in view.prefill]
 
 
 def cmd_estimate(args: argparse.Namespace, catalog: Catalog) -> int:

@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/validate.py            # fit on the training rows, print the report
     .venv/bin/python benchmarks/validate.py --write    # ... and rewrite the FITTED block of
                                                        #     advisor/core/calibration.py and the app's
-                                                       #     catalogs/published/decode.json
+                                                       #     catalogs/published/runs.json
     .venv/bin/python benchmarks/validate.py --json     # the report as JSON
     .venv/bin/python benchmarks/validate.py --cv       # 5-fold cross-validation by configuration inside
                                                        #     the training rows, seeds 0..2 (writes nothing;
@@ -91,7 +91,7 @@ def write_block(block: str, path: Path = CALIBRATION_PY) -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--write", action="store_true",
-                    help="rewrite the FITTED block of advisor/core/calibration.py and catalogs/published/decode.json")
+                    help="rewrite the FITTED block of advisor/core/calibration.py and catalogs/published/runs.json")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--cv", nargs="?", type=int, const=DEFAULT_K, default=None, metavar="K",
                     help=f"K-fold cross-validation by configuration inside the training rows (K={DEFAULT_K} "

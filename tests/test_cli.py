@@ -114,4 +114,5 @@ def test_estimate_lists_published_runs_of_the_same_setup(capsys: pytest.CaptureF
     assert machine["runs"] == 12 and machine["models"] == 2 and machine["measured_over_model_high"] < 1
     assert main(["estimate", "--hardware", "rtx-5080", "--model", "llama-3.1-8b", "--quant", "q4_k_m",
                  "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["published"] == {"machine": None, "runs": [], "more": 0}
+    assert json.loads(capsys.readouterr().out)["published"] == {"machine": None, "runs": [], "more": 0,
+                                                                 "prefill_runs": []}

@@ -26,7 +26,7 @@ KINDS: dict[str, tuple[str, type[BaseModel]]] = {
     "quants": ("quant", QuantEntry),
 }
 KV_TABLE = "kv_cache"
-PUBLISHED_FILE = ("published", "decode.json")  # under the catalog root
+PUBLISHED_FILE = ("published", "runs.json")  # under the catalog root
 
 
 @dataclass(frozen=True)

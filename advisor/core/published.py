@@ -1,8 +1,9 @@
-"""Published decode measurements beside the estimate: which rows of the validation set match the
-scenario on screen, where they sit on each plot, and how the estimate compares with each.
+"""Published measurements beside the estimate: which rows of the validation set match the scenario on
+screen, where the decode runs sit on each plot, and how the estimate compares with each run.
 
-The rows are the validation set's decode measurements on catalog hardware with every layer on the GPU
-(catalogs/published/decode.json, written by `benchmarks/validate.py --write` from
+The rows are the validation set's decode and prefill measurements on catalog hardware with every layer
+on the GPU
+(catalogs/published/runs.json, written by `benchmarks/validate.py --write` from
 benchmarks/data/measurements.csv). Pure: the catalog loader reads the file."""
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from pydantic import Field
 
@@ -35,7 +37,8 @@ def machine_id(hardware_id: str | None) -> str | None:
 
 
 class Published(Frozen):
-    """One published decode measurement (llama-bench tgN, batched-bench, MLX), tok/s per stream."""
+    """One published measurement: decode (llama-bench tgN, batched-bench, MLX; tok/s per stream) or
+    prefill (ppN; prompt tokens per second)."""
 
     hardware_id: str = Field(min_length=1, max_length=200)
     devices: int = Field(1, ge=1, le=64)  # identical GPUs working together
@@ -45,11 +48,13 @@ class Published(Frozen):
     quant_id: str | None = Field(None, max_length=100)
     bits: float = Field(gt=0, le=64)
     engine: Engine
+    test: Literal["tg", "pp"] = "tg"
+    prompt: int = Field(0, ge=0, le=100_000_000)  # prompt tokens of a pp test (ppN)
     backend: Backend | None = None
     flash_attention: bool | None = None  # None: the source does not say
     depth: int = Field(ge=0, le=100_000_000)  # tokens in the cache before the measured phase (-d)
-    tokens: int = Field(ge=0, le=100_000_000)  # tokens generated in the test (tgN)
-    context: int = Field(ge=0, le=100_000_000)  # mean tokens in the cache while measuring: depth + N/2
+    tokens: int = Field(ge=0, le=100_000_000)  # tokens generated in the test (tgN); 0 for pp
+    context: int = Field(ge=0, le=100_000_000)  # tg: mean tokens in the cache, depth + N/2; pp: depth + N
     streams: int = Field(1, ge=1, le=65_536)
     tok_s: float = Field(gt=0, le=1e7)  # per stream
     model_tok_s: float = Field(ge=0, le=1e7)  # `validate`'s prediction for this run (build, backend, FA), per stream
@@ -73,8 +78,11 @@ class Published(Frozen):
         return out
 
     def test_name(self) -> str:
-        """llama-bench's name for the test: tg128, tg32 @ d4096; a batch adds ", 8 streams"."""
-        name = f"tg{self.tokens}" if self.tokens else "tg"
+        """llama-bench's name for the test: tg128, pp512, tg32 @ d4096; a batch adds ", 8 streams"."""
+        if self.test == "pp":
+            name = f"pp{self.prompt}"
+        else:
+            name = f"tg{self.tokens}" if self.tokens else "tg"
         if self.depth:
             name += f" @ d{self.depth}"
         if self.streams > 1:
@@ -124,20 +132,22 @@ def _same_model(row: Published, setup: Setup) -> bool:
     return abs(row.params_b - total) <= PARAMS_TOLERANCE * total
 
 
-def machine_rows(rows: Iterable[Published], setup: Setup) -> list[Published]:
-    """Rows measured on the scenario's catalog hardware (as many devices) with its engine."""
+def machine_rows(rows: Iterable[Published], setup: Setup, test: str = "tg") -> list[Published]:
+    """Rows of one test (decode by default) measured on the scenario's catalog hardware (as many
+    devices) with its engine."""
     if not setup.hardware_id:
         return []
     devices, engine = setup.scenario.hardware.devices, setup.scenario.workload.engine
-    return [r for r in rows if r.hardware_id == setup.hardware_id and r.devices == devices and r.engine is engine]
+    return [r for r in rows if r.hardware_id == setup.hardware_id and r.devices == devices and r.engine is engine
+            and r.test == test]
 
 
-def on_hardware(rows: Iterable[Published], setup: Setup) -> list[Published]:
+def on_hardware(rows: Iterable[Published], setup: Setup, test: str = "tg") -> list[Published]:
     """`machine_rows`, but none when the scenario keeps layers or experts in host RAM on purpose: every
     published row ran all on the GPU, so none is that setup."""
     w, layers = setup.scenario.workload, setup.scenario.model.layers
     partial = w.gpu_layers is not None and (layers is None or w.gpu_layers < layers)
-    return [] if partial or w.cpu_moe_layers else machine_rows(rows, setup)
+    return [] if partial or w.cpu_moe_layers else machine_rows(rows, setup, test)
 
 
 Candidates = list[tuple[float, tuple[Published, ...]]]
@@ -191,6 +201,14 @@ def same_setup(rows: Sequence[Published], setup: Setup) -> list[Published]:
     keep = [r for r in on_hardware(rows, setup)
             if r.streams == streams and _same_quant(r, setup) and _same_model(r, setup)]
     return sorted(keep, key=lambda r: (abs(r.context - context), r.context, r.source))
+
+
+def same_prefill(rows: Sequence[Published], setup: Setup) -> list[Published]:
+    """Prefill runs of the scenario's machine, model, quant and engine, the prompt size nearest the
+    scenario's first (the prefill estimate is for its prompt after its context)."""
+    w = setup.scenario.workload
+    keep = [r for r in on_hardware(rows, setup, "pp") if _same_quant(r, setup) and _same_model(r, setup)]
+    return sorted(keep, key=lambda r: (abs(r.prompt - w.prompt_tokens), r.depth, r.prompt, r.source))
 
 
 def _conditions(r: Published) -> str:
@@ -256,7 +274,7 @@ def all_records(rows: Sequence[Published]) -> list[MachineEntry]:
     """Every machine with published runs (catalog id × device count × engine), most runs first."""
     groups: dict[tuple[str, int, Engine], list[Published]] = {}
     for r in rows:
-        if r.model_tok_s > 0:
+        if r.model_tok_s > 0 and r.test == "tg":
             groups.setdefault((r.hardware_id, r.devices, r.engine), []).append(r)
     out = [MachineEntry(hid, devices, engine, _record(runs)) for (hid, devices, engine), runs in groups.items()]
     return sorted(out, key=lambda e: (-e.record.runs, e.hardware_id, e.devices, e.engine.value))
@@ -266,11 +284,12 @@ def all_records(rows: Sequence[Published]) -> list[MachineEntry]:
 class PublishedView:
     """All the worked arithmetic says about published runs for one scenario."""
 
-    machine: MachineRecord | None  # every run on the machine
-    runs: list[Published]  # runs of exactly this setup, nearest context first
-    more: int  # runs of this setup past `runs`
+    machine: MachineRecord | None  # every decode run on the machine
+    runs: list[Published]  # decode runs of exactly this setup, nearest context first
+    more: int  # decode runs of this setup past `runs`
+    prefill: list[Published]  # prefill runs of this setup, nearest prompt size first (at most `limit`)
 
 
 def published_view(rows: Sequence[Published], setup: Setup, limit: int = MAX_COMPARED) -> PublishedView:
     runs, more = comparison(rows, setup, limit)
-    return PublishedView(machine_record(rows, setup), runs, more)
+    return PublishedView(machine_record(rows, setup), runs, more, same_prefill(rows, setup)[:limit])

@@ -166,6 +166,11 @@ class NumbersPanel(QWidget):
             out.append(f"&nbsp;• {escape(r.versus_model())} — {link}")
         if view.more:
             out.append(f"&nbsp;• and {view.more} more")
+        if view.prefill:
+            out.append("Prefill runs of this model and quant here, the prompt size nearest yours first:")
+        for r in view.prefill:
+            link = f"<a href='{escape(r.source, quote=True)}'>{escape(short_url(r.source))}</a>"
+            out.append(f"&nbsp;• {escape(r.versus_model())} — {link}")
         return out
 
     def _show_steps(self) -> None:

@@ -7,7 +7,7 @@ import pytest
 from advisor.catalog.convert import to_hardware, to_model, to_quant
 from advisor.catalog.loader import shipped_catalog
 from advisor.core.calibration import Engine
-from advisor.core.published import Published, Setup, comparison, machine_record, points
+from advisor.core.published import Published, Setup, comparison, machine_record, placed, points
 from advisor.core.scenario import Scenario, Workload
 from advisor.measure.entry import machine_id
 from advisor.validation.data import load_dataset
@@ -90,7 +90,7 @@ def test_a_machine_record_pools_every_published_run_there() -> None:
     # XiongjieDai's M1 Max: 8B and 70B, Q4_K_M and F16, tg512-tg8192; the model runs too fast there
     m1 = machine_record(ROWS, setup("m1-max-32c-64gb", "llama-3.1-8b", "q4_k_m"))
     assert m1 is not None and m1.runs == 12 and m1.models == 2
-    mine = [r.tok_s / r.model_tok_s for r in ROWS if r.hardware_id == "m1-max-32c-64gb"]
+    mine = [r.tok_s / r.model_tok_s for r in ROWS if r.hardware_id == "m1-max-32c-64gb" and r.test == "tg"]
     assert (m1.low, m1.high) == (min(mine), max(mine))
     assert m1.median == pytest.approx(sum(sorted(mine)[5:7]) / 2)  # 12 runs: the mean of the middle two
     assert m1.high < 1.0  # every M1 Max run is slower than the model for it
@@ -117,8 +117,23 @@ def test_all_records_group_by_machine_devices_and_engine() -> None:
     from advisor.core.published import all_records
 
     entries = all_records(ROWS)
-    keys = {(r.hardware_id, r.devices, r.engine) for r in ROWS}
-    assert len(entries) == len(keys) and sum(e.record.runs for e in entries) == len(ROWS)
+    decode = [r for r in ROWS if r.test == "tg"]  # a record is about decode; prefill runs are listed apart
+    keys = {(r.hardware_id, r.devices, r.engine) for r in decode}
+    assert len(entries) == len(keys) and sum(e.record.runs for e in entries) == len(decode)
     assert [e.record.runs for e in entries] == sorted((e.record.runs for e in entries), reverse=True)
     m1 = next(e for e in entries if e.hardware_id == "m1-max-32c-64gb")
     assert m1.record == machine_record(ROWS, setup("m1-max-32c-64gb", "llama-3.1-8b", "q4_k_m"))
+
+
+def test_prefill_runs_of_the_setup_nearest_prompt_first() -> None:
+    from advisor.core.published import published_view, same_prefill
+
+    s = setup("rtx-4090", "llama-3.1-8b", "q4_k_m", prompt_tokens=4096)
+    runs = same_prefill(ROWS, s)
+    # XiongjieDai's May 2024 RTX 4090 table: pp512, pp1024, pp4096, pp8192 of Llama 3 8B Q4_K_M
+    assert [r.prompt for r in runs] == [4096, 1024, 512, 8192] and all(r.test == "pp" for r in runs)
+    assert runs[0].test_name() == "pp4096" and runs[0].model_tok_s > 0
+    view = published_view(ROWS, s, limit=2)
+    assert [r.prompt for r in view.prefill] == [4096, 1024] and all(r.test == "tg" for r in view.runs)
+    # prefill runs never stand on the decode plots
+    assert all(r.test == "tg" for _, r in placed(ROWS, s, "context"))

@@ -39,6 +39,8 @@ def test_worked_arithmetic_lists_each_run_beside_the_model_for_it(qtbot, window:
     assert "Published: 11 published runs on this machine (3 models): measured ÷ model 0.98–1.79, median 1.05" \
         in text
     assert "Runs of this model and quant here" in text  # ... then the runs of exactly this setup
+    assert "Prefill runs of this model and quant here, the prompt size nearest yours first:" in text
+    assert "Meta Llama 3 8B pp512: measured 7,138.99 tok/s (CUDA, build 2024-05, flash attention off)" in text
     assert "Meta Llama 3 8B tg512: measured 130.58 tok/s (CUDA, build 2024-05, flash attention off); " \
            "the model for that run 129 (-2%)" in text
     assert "github.com/XiongjieDai/GPU-Benchmarks-on-LLM-In…" in text

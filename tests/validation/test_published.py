@@ -29,18 +29,21 @@ def test_shipped_file_is_what_validate_write_makes_from_the_measurements() -> No
     assert (shipped.target_median_pct, shipped.target_p90_pct) == (8.0, 20.0) and shipped.met() is False
 
 
-def test_only_decode_rows_on_catalog_machines_with_every_layer_on_the_gpu() -> None:
+def test_only_rows_on_catalog_machines_with_every_layer_on_the_gpu() -> None:
     data = load_dataset(shipped_catalog())
     rows = published_rows(data.cases)
     cat = shipped_catalog()
-    assert len(rows) == len(cat.published) == 219
+    assert len(rows) == len(cat.published) == 371
+    assert sum(r.test == "tg" for r in rows) == 219 and sum(r.test == "pp" for r in rows) == 152
     assert all(r.hardware_id in cat.hardware for r in rows)
     tg = next(c for c in data.cases if c.test == "tg" and c.row.hardware_id == "rtx-4090")
     assert published_row(tg) is not None
     assert published_row(replace(tg, kind="offload")) is None  # part of the weights in host RAM
     assert published_row(replace(tg, row=replace(tg.row, hardware_id=""))) is None  # not a catalog machine
-    pp = next(c for c in data.cases if c.test == "pp" and c.row.hardware_id == "rtx-4090")
-    assert published_row(pp) is None  # prefill is not on the plots
+    pp = next(c for c in data.cases if c.test == "pp" and c.row.hardware_id == "rtx-4090" and c.row.depth == 0)
+    row = published_row(pp)  # prefill runs are listed beside the prefill estimate (not on the plots)
+    assert row is not None and row.test == "pp" and row.prompt == pp.row.prompt_tokens > 0
+    assert row.test_name() == f"pp{pp.row.prompt_tokens}" and row.tokens == 0
     # a batched-bench aggregate is stored per stream: DGX Spark gpt-oss-20b at B = 32, PP 512
     agg = [c for c in data.cases if c.aggregate and c.row.batch == 32 and c.row.model_name.startswith("gpt-oss-20b")
            and c.row.depth == 512]
@@ -58,10 +61,10 @@ def test_a_bad_row_is_reported_and_the_rest_load(tmp_path: Path) -> None:
     doc["held_out"][0]["n"] = -1
     path.write_text(json.dumps(doc), encoding="utf-8")
     cat = load_shipped(root)  # type: ignore[arg-type]
-    assert len(cat.published) == 218 and len(cat.held_out) == len(shipped_catalog().held_out) - 1
-    assert cat.problems == ("catalogs/published/decode.json: entry '#2' field 'tok_s': "
+    assert len(cat.published) == 370 and len(cat.held_out) == len(shipped_catalog().held_out) - 1
+    assert cat.problems == ("catalogs/published/runs.json: entry '#2' field 'tok_s': "
                             "Input should be greater than 0",
-                            "catalogs/published/decode.json held_out: entry '#1' field 'n': "
+                            "catalogs/published/runs.json held_out: entry '#1' field 'n': "
                             "Input should be greater than or equal to 0")
     assert len(cat.hardware) == len(shipped_catalog().hardware)
 
@@ -72,7 +75,7 @@ def test_an_unreadable_file_means_no_published_rows_and_one_message(tmp_path: Pa
     root.joinpath(*PUBLISHED_FILE).write_text("{not json", encoding="utf-8")
     cat = load_shipped(root)  # type: ignore[arg-type]
     assert cat.published == ()
-    assert len(cat.problems) == 1 and cat.problems[0].startswith("catalogs/published/decode.json: cannot read:")
+    assert len(cat.problems) == 1 and cat.problems[0].startswith("catalogs/published/runs.json: cannot read:")
     root.joinpath(*PUBLISHED_FILE).write_text('{"rows": 3}', encoding="utf-8")
     assert load_shipped(root).problems == (  # type: ignore[arg-type]
-        'catalogs/published/decode.json: expected a JSON object with a list of "rows"',)
+        'catalogs/published/runs.json: expected a JSON object with a list of "rows"',)

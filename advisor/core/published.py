@@ -291,5 +291,6 @@ class PublishedView:
 
 
 def published_view(rows: Sequence[Published], setup: Setup, limit: int = MAX_COMPARED) -> PublishedView:
-    runs, more = comparison(rows, setup, limit)
-    return PublishedView(machine_record(rows, setup), runs, more, same_prefill(rows, setup)[:limit])
+    mine = [r for r in rows if r.hardware_id == setup.hardware_id]  # one pass over the file, not three
+    runs, more = comparison(mine, setup, limit)
+    return PublishedView(machine_record(mine, setup), runs, more, same_prefill(mine, setup)[:limit])

@@ -25,12 +25,12 @@ from advisor.catalog.longtail import find_hardware, is_longtail
 from advisor.core.curves import AXES, curve
 from advisor.core.evaluate import evaluate
 from advisor.core.fmt import num
-from advisor.core.published import PublishedView, Setup, published_view
+from advisor.core.published import Published, PublishedView, Setup, published_view
 from advisor.core.recommend import recommend
 from advisor.core.result import Result
 from advisor.core.scenario import Scenario
 from advisor.errors import CliError
-from advisor.measure.entry import apply_measured, machine_id
+from advisor.measure.entry import apply_measured
 from advisor.paths import user_catalog_dir
 
 
@@ -226,7 +226,7 @@ def llama_bench_command(s: Scenario, r: Result) -> str:
 def published_for(args: argparse.Namespace, s: Scenario, catalog: Catalog) -> PublishedView:
     """What was published on this machine, and of exactly this setup (ids from the flags)."""
     hw = find_hardware(catalog, args.hardware) if args.hardware else None
-    setup = Setup(s, machine_id(hw.id) if hw is not None else None, args.model, args.quant)
+    setup = Setup(s, hw.id if hw is not None else None, args.model, args.quant)
     return published_view(catalog.published, setup)
 
 
@@ -234,15 +234,13 @@ def published_json(view: PublishedView) -> dict[str, Any]:
     m = view.machine
     machine = None if m is None else {"runs": m.runs, "models": m.models, "measured_over_model_median": m.median,
                                       "measured_over_model_low": m.low, "measured_over_model_high": m.high}
-    runs = [{"test": r.test_name(), "model": r.model, "measured_tok_s": r.tok_s,
-             "model_for_that_run_tok_s": r.model_tok_s, "backend": r.backend.value if r.backend else None,
-             "build": r.build or None,
-             "flash_attention": r.flash_attention, "source": r.source}
-            for r in view.runs]
-    prefill = [{"test": r.test_name(), "model": r.model, "measured_tok_s": r.tok_s,
+    def run(r: Published, **extra: Any) -> dict[str, Any]:
+        return {"test": r.test_name(), "model": r.model, "measured_tok_s": r.tok_s,
                 "model_for_that_run_tok_s": r.model_tok_s, "backend": r.backend.value if r.backend else None,
-                "build": r.build or None, "source": r.source} for r in view.prefill]
-    return {"machine": machine, "runs": runs, "more": view.more, "prefill_runs": prefill}
+                "build": r.build or None, **extra, "source": r.source}
+
+    return {"machine": machine, "runs": [run(r, flash_attention=r.flash_attention) for r in view.runs],
+            "more": view.more, "prefill_runs": [run(r) for r in view.prefill]}
 
 
 def result_json(s: Scenario, r: Result) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from advisor.core.evaluate import evaluate
 from advisor.core.fmt import num
 from advisor.core.hardware import Hardware, HardwareClass
 from advisor.core.model import ModelArch
-from advisor.core.published import Published, Setup, machine_id, machine_record
+from advisor.core.published import Published, Setup, machine_record, runs_text
 from advisor.core.quant import Quant
 from advisor.core.recommend import Grid, Recommendation, recommend, solve_grid
 from advisor.core.result import Result
@@ -302,7 +302,7 @@ def compare_row(machine: Machine, base: Scenario, models: ModelList, quants: Qua
     model that stays interactive (via the recommender), and how the model did on the runs published
     on that catalog machine."""
     s = scenario_on(base, machine.hardware)
-    record = machine_record(published, Setup(s, machine_id(machine.catalog_id), None, None))
+    record = machine_record(published, Setup(s, machine.catalog_id, None, None))
     r = evaluate(s)
     rec = recommend(s, list(models), list(quants), runner_ups=0)
     what = f"{base.model.name} {base.quant.name}"
@@ -446,7 +446,7 @@ def published_cell(row: CompareRow) -> str:
     """"0.82 (12 runs)": the median of measured ÷ model over the runs published on this machine."""
     if not row.published_runs or row.published_median is None:
         return "—"
-    return f"{row.published_median:.2f} ({row.published_runs} run{'s' if row.published_runs > 1 else ''})"
+    return f"{row.published_median:.2f} ({runs_text(row.published_runs)})"
 
 
 def published_tip(row: CompareRow) -> str:
@@ -454,7 +454,7 @@ def published_tip(row: CompareRow) -> str:
     if not row.published_runs or row.published_median is None:
         return "No published decode runs on this catalog machine in the validation set"
     spread = (f", from {row.published_low:.2f} to {row.published_high:.2f}" if row.published_runs > 1 else "")
-    return (f"{row.published_runs} published decode run{'s' if row.published_runs > 1 else ''} on this machine "
+    return (f"{runs_text(row.published_runs, 'published decode run')} on this machine "
             f"measured {row.published_median:.2f} × the model's figure for them (median{spread})")
 
 

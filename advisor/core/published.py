@@ -111,12 +111,21 @@ class HeldOutFigure(Frozen):
 
 @dataclass(frozen=True)
 class Setup:
-    """What the scenario on screen runs: the catalog ids it came from plus its scenario."""
+    """What the scenario on screen runs: the catalog ids it came from plus its scenario. A user's
+    measured copy (`<id>-mine`) stands for its catalog machine."""
 
     scenario: Scenario
     hardware_id: str | None
     model_id: str | None
     quant_id: str | None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "hardware_id", machine_id(self.hardware_id))
+
+
+def runs_text(n: int, what: str = "run") -> str:
+    """"1 run", "12 runs"."""
+    return f"{n} {what}{'s' if n != 1 else ''}"
 
 
 def _same_quant(row: Published, setup: Setup) -> bool:
@@ -240,9 +249,8 @@ class MachineRecord:
 
     def text(self) -> str:
         spread = f"{self.low:.2f}–{self.high:.2f}, median {self.median:.2f}" if self.runs > 1 else f"{self.median:.2f}"
-        plural = "s" if self.runs > 1 else ""
-        return (f"{self.runs} published run{plural} on this machine ({self.models} model"
-                f"{'s' if self.models > 1 else ''}): measured ÷ model {spread}")
+        return (f"{runs_text(self.runs, 'published run')} on this machine ({runs_text(self.models, 'model')}): "
+                f"measured ÷ model {spread}")
 
 
 def machine_record(rows: Sequence[Published], setup: Setup) -> MachineRecord | None:

@@ -16,7 +16,7 @@ from advisor.catalog.loader import Catalog
 from advisor.catalog.schema import HardwareEntry
 from advisor.catalog.user_store import slugify
 from advisor.core.hardware import Hardware
-from advisor.core.published import MINE_SUFFIX, machine_id  # noqa: F401 - machine_id: the measure API
+from advisor.core.published import MINE_SUFFIX
 from advisor.measure.fit import FitResult
 from advisor.session import Session
 

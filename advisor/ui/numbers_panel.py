@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QLabel, QSizePolicy, QTextBrowser, QVBoxLayout, QW
 
 from advisor.core.evaluate import evaluate
 from advisor.core.fmt import num
-from advisor.core.published import published_view
+from advisor.core.published import Published, published_view
 from advisor.core.result import Result
 from advisor.session import Session
 from advisor.ui import theme
@@ -73,6 +73,12 @@ def short_url(url: str, keep: int = 48) -> str:
     """The address without its scheme, cut to `keep` characters: the link itself is the full one."""
     bare = url.split("://", 1)[-1]
     return bare if len(bare) <= keep else bare[: keep - 1] + "…"
+
+
+def run_line(r: Published) -> str:
+    """One published run beside the model's figure for it, linked to its source."""
+    link = f"<a href='{escape(r.source, quote=True)}'>{escape(short_url(r.source))}</a>"
+    return f"&nbsp;• {escape(r.versus_model())} — {link}"
 
 
 class NumbersPanel(QWidget):
@@ -161,17 +167,12 @@ class NumbersPanel(QWidget):
         if view.runs:
             out.append("Runs of this model and quant here, each beside the model for that run's context, "
                        "backend and build:")
-        for r in view.runs:
-            link = f"<a href='{escape(r.source, quote=True)}'>{escape(short_url(r.source))}</a>"
-            out.append(f"&nbsp;• {escape(r.versus_model())} — {link}")
+        out += [run_line(r) for r in view.runs]
         if view.more:
             out.append(f"&nbsp;• and {view.more} more")
         if view.prefill:
             out.append("Prefill runs of this model and quant here, the prompt size nearest yours first:")
-        for r in view.prefill:
-            link = f"<a href='{escape(r.source, quote=True)}'>{escape(short_url(r.source))}</a>"
-            out.append(f"&nbsp;• {escape(r.versus_model())} — {link}")
-        return out
+        return out + [run_line(r) for r in view.prefill]
 
     def _show_steps(self) -> None:
         """The worked arithmetic for the current scenario (the store's results leave it out)."""

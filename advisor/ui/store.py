@@ -21,7 +21,6 @@ from advisor.core.published import Candidates, Setup, candidates, pick
 from advisor.core.recommend import ModelPoints, Recommendation, model_points, recommend
 from advisor.core.result import Result
 from advisor.core.scenario import Scenario
-from advisor.measure.entry import machine_id
 from advisor.session import Session
 
 UNDO_LIMIT = 200
@@ -193,9 +192,9 @@ class Store(QObject):
                         curves={axis: self._curve(s, axis) for axis in AXES}, published=self._published_points(session))
 
     def setup(self, session: Session | None = None) -> Setup:
-        """The session's setup for matching published measurements: a `-mine` entry is its machine."""
+        """The session's setup for matching published measurements."""
         session = session or self.session
-        return Setup(session.scenario, machine_id(session.hardware_id), session.model_id, session.quant_id)
+        return Setup(session.scenario, session.hardware_id, session.model_id, session.quant_id)
 
     def _published_points(self, session: Session) -> dict[Axis, PointSet]:
         """Each plot's published runs. The candidates are found once per machine, model, quant and the

@@ -74,7 +74,8 @@ class Published(Frozen):
         cond = _conditions(self)
         out = f"{self.model} {self.test_name()}: measured {self.tok_s:,g} tok/s{f' ({cond})' if cond else ''}"
         if self.model_tok_s > 0:
-            out += f"; the model for that run {num(self.model_tok_s)} ({self.model_tok_s / self.tok_s - 1:+.0%})"
+            pct = round((self.model_tok_s / self.tok_s - 1) * 100)
+            out += f"; the model for that run {num(self.model_tok_s)} ({f'{pct:+d}' if pct else '±0'}%)"  # not "-0%"
         return out
 
     def test_name(self) -> str:

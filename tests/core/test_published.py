@@ -136,3 +136,10 @@ def test_prefill_runs_of_the_setup_nearest_prompt_first() -> None:
     assert [r.prompt for r in view.prefill] == [4096, 1024] and all(r.test == "tg" for r in view.runs)
     # prefill runs never stand on the decode plots
     assert all(r.test == "tg" for _, r in placed(ROWS, s, "context"))
+
+
+def test_a_run_within_half_a_percent_reads_plus_minus_zero() -> None:
+    r = Published(hardware_id="x", model="m", params_b=8, bits=4.5, engine=Engine.LLAMA_CPP, depth=0, tokens=1024,
+                  context=512, tok_s=127.74, model_tok_s=127.3, source="https://example.org")
+    assert r.versus_model().endswith("the model for that run 127 (±0%)")
+    assert r.model_copy(update={"model_tok_s": 124.9}).versus_model().endswith("(-2%)")

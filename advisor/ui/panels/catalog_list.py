@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from PySide6.QtCore import QSignalBlocker, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QSignalBlocker, Qt, Signal
 from PySide6.QtWidgets import QLineEdit, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
 from advisor.catalog.search import search
@@ -23,6 +23,7 @@ class CatalogList(QWidget):
         self._group, self._row, self._tooltip = group, row, tooltip
         self._search = searcher or search
         self._entries: list[Any] = []
+        self._scroll_pending = False  # the selection is not in view yet (the tree had no height)
         self.search = QLineEdit()
         self.search.setPlaceholderText(placeholder)
         self.search.setClearButtonEnabled(True)
@@ -40,6 +41,7 @@ class CatalogList(QWidget):
         self.search.returnPressed.connect(self._pick_first)
         self.tree.itemActivated.connect(self._activated)
         self.tree.itemClicked.connect(self._activated)
+        self.tree.viewport().installEventFilter(self)
 
     def set_entries(self, entries: Sequence[Any]) -> None:
         self._entries = list(entries)
@@ -75,8 +77,26 @@ class CatalogList(QWidget):
                     child = top.child(j)
                     if child.data(0, ID_ROLE) == entry_id:
                         child.setSelected(True)
-                        self.tree.scrollToItem(child)
+                        self._scroll_to_selection()
                         return
+
+    def _scroll_to_selection(self) -> None:
+        """Bring the selected entry into view. Before the window is laid out the tree has no height
+        and scrolling does nothing, so it is tried again when the tree's viewport gets its size."""
+        items = self.tree.selectedItems()
+        if not items:
+            self._scroll_pending = False
+            return
+        self.tree.scrollToItem(items[0])
+        view, row = self.tree.viewport(), self.tree.visualItemRect(items[0])
+        self._scroll_pending = not (view.isVisible() and view.rect().top() <= row.top()
+                                    and row.bottom() <= view.rect().bottom())
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if (self._scroll_pending and watched is self.tree.viewport()
+                and event.type() in (QEvent.Type.Resize, QEvent.Type.Show)):
+            self._scroll_to_selection()
+        return super().eventFilter(watched, event)
 
     def visible_ids(self) -> list[str]:
         out = []

@@ -32,6 +32,7 @@ from advisor.core.calibration import Calibration  # noqa: E402
 from advisor.validation.cv import DEFAULT_K, DEFAULT_SEEDS, cross_validate, cv_dict, cv_text  # noqa: E402
 from advisor.validation.data import load_dataset  # noqa: E402
 from advisor.validation.fit import BACKEND_PRIOR_ROWS, fit  # noqa: E402
+from advisor.validation.out_of_sample import held_out_interval, pooled, pooled_text  # noqa: E402
 from advisor.validation.published import held_out_summary, published_json  # noqa: E402
 from advisor.validation.report import build_report, report_text  # noqa: E402
 
@@ -108,7 +109,16 @@ def main(argv: list[str] | None = None) -> int:
             cv = cross_validate(data.cases, k=args.cv, seeds=args.cv_seeds)
         except ValueError as err:
             ap.error(str(err))
-        print(json.dumps(cv_dict(cv), indent=2) if args.json else cv_text(cv))
+        every, held = pooled(data.cases, cv), held_out_interval(data.cases)
+        if args.json:
+            out = cv_dict(cv)
+            out["every_row_out_of_sample"] = [
+                {"seed": r.seed, "groups": {k: st.as_dict() for k, st in r.stats.items()},
+                 "depth0_p90_interval_pct": [round(v, 1) for v in r.depth0_interval]} for r in every]
+            out["held_out_depth0_p90_interval_pct"] = [round(v, 1) for v in held]
+            print(json.dumps(out, indent=2))
+        else:
+            print(cv_text(cv, pooled_text(every, held)))
         print(f"cross-validation: {args.cv * args.cv_seeds} fits in {time.perf_counter() - start:.1f} s",
               file=sys.stderr)
         return 0

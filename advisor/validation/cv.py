@@ -165,7 +165,8 @@ def cv_dict(result: CVResult) -> dict[str, Any]:
     }
 
 
-def cv_text(result: CVResult) -> str:
+def cv_text(result: CVResult, extra: str = "") -> str:
+    """The per-seed table, then `extra` (more text), then the key=value line last."""
     seeds = result.seeds
     lines = [
         f"Cross-validation inside the training rows: {result.rows} rows, {result.configs} configurations, "
@@ -185,5 +186,7 @@ def cv_text(result: CVResult) -> str:
         med, p90 = summary[key]
         lines.append(f"{'decode' if test == 'tg' else 'prefill':9}{group:13}{n:5d}{cells}"
                      f"{_fmt(med):>12}/{_fmt(p90):<7}")
+    if extra:
+        lines.append(extra)
     lines += ["", cv_line(result)]
     return "\n".join(line.rstrip() for line in lines)

@@ -54,8 +54,8 @@ def test_missing_columns_reported() -> None:
 
 def test_shipped_file_reads_cleanly() -> None:
     data = load_dataset(shipped_catalog())
-    assert data.rows == 554 and not data.problems
-    assert len(data.cases) + len(data.skipped) + len(data.excluded) == 554
+    assert data.rows == 648 and not data.problems
+    assert len(data.cases) + len(data.skipped) + len(data.excluded) == 648
     assert len(data.cases) >= 400
     assert all(s.reason for s in data.skipped)
     # every kind of row the issue asks about is present
@@ -188,12 +188,14 @@ def test_shipped_flash_attn_comes_from_the_source() -> None:
     rows, _ = parse_measurements(MEASUREMENTS_CSV.read_text(encoding="utf-8"))
     on = [r for r in rows if r.flash_attn is True]
     off = [r for r in rows if r.flash_attn is False]
-    assert len(on) == 156 and len(off) == 309
+    assert len(on) == 182 and len(off) == 369
     for r in on:
         assert any(w in r.notes for w in ("-fa 1", "flash_attn 1", "fa=1", "-fa on")), r.line
     for r in off:
         if "XiongjieDai" in r.source_url or any(f"pull/{n}" in r.source_url for n in (2059, 4766, 4812, 5835)):
             assert "-fa" not in r.notes and "flash_attn" not in r.notes
+            continue
+        if "fa=0 (printed in the table's fa column)" in r.notes:  # an explicit -fa 0 run
             continue
         # llama-bench at its default (off): the notes say what the source shows
         assert "llama-bench" in r.notes and "default" in r.notes, r.line
@@ -216,7 +218,7 @@ def test_shipped_build_dates_come_from_the_source() -> None:
     dated post or snapshot that printed the table); empty otherwise."""
     rows, _ = parse_measurements(MEASUREMENTS_CSV.read_text(encoding="utf-8"))
     dated = [r for r in rows if r.build_date]
-    assert len(dated) == 458 and len(rows) - len(dated) == 96
+    assert len(dated) == 549 and len(rows) - len(dated) == 99
     for r in rows:
         if "snapshot May 2024" in r.notes:  # notebooks print builds 2795-2843 (2024-05-06 to 05-10)
             assert r.build_date == "2024-05", r.line
@@ -237,4 +239,4 @@ def test_pending_rows_parse_and_stay_out_of_the_validation() -> None:
     rows, problems = parse_measurements(pending.read_text(encoding="utf-8"))
     assert len(rows) == 87 and not problems
     assert all(r.source_url.startswith("https://github.com/AUGMXNT/llm-tracker.info-vault/blob/") for r in rows)
-    assert load_dataset(shipped_catalog()).rows == 554  # measurements.csv alone
+    assert load_dataset(shipped_catalog()).rows == 648  # measurements.csv alone

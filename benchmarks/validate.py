@@ -65,6 +65,7 @@ def fitted_block(cal: Calibration, notes: tuple[str, ...]) -> str:
         ]
     lines += ["}", f"FITTED_HOST_ETA = {_num(cal.host_eta)}", f"FITTED_EXPERT_SPREAD = {_num(cal.expert_spread)}",
               f"FITTED_UNFUSED_ATTN_ETA = {_num(cal.unfused_attn_eta)}",
+              f"FITTED_MOE_TOKEN = {_num(cal.moe_token)}",
               "FITTED_ERA_TOKEN: dict[BuildEra, float] = {"]
     for e, v in cal.era_token.items():
         lines.append(f"    BuildEra.{e.name}: {_num(v)},")

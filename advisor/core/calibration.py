@@ -216,6 +216,9 @@ class Calibration:
     # t₀ of a llama.cpp build of another era = era_token[era] × t₀ (t₀ is the current era's); absent: 1.0.
     # Only the validation uses it (it knows each measurement's build); the app predicts a current build.
     era_token: dict[BuildEra, float] = field(default_factory=dict)
+    # t₀ of a mixture-of-experts model = moe_token × t₀: each layer also runs the router, its top-k and
+    # the expert gather, kernels a dense layer does not have (llama.cpp; 1.0: not modelled).
+    moe_token: float = 1.0
 
     def get(self, kind: HardwareClass, engine: Engine) -> ClassTerms:
         return self.terms[(kind, engine)]
@@ -232,6 +235,11 @@ class Calibration:
         if engine is not Engine.LLAMA_CPP or era is None:
             return 1.0
         return self.era_token.get(era, 1.0)
+
+    def moe_factor(self, engine: Engine, moe: bool) -> float:
+        """Factor on t₀ for a mixture-of-experts model under llama.cpp (1.0 for dense models and other
+        engines)."""
+        return self.moe_token if moe and engine is Engine.LLAMA_CPP else 1.0
 
 
 def _flat(decode: float, low: float, high: float, compute: float) -> ClassTerms:
@@ -264,39 +272,40 @@ FLAT = Calibration(
 # --- FITTED: begin (written by benchmarks/validate.py --write; edit there, not here) ---------------
 FITTED_TERMS: dict[tuple[HardwareClass, Engine], ClassTerms] = {
     (D, L): ClassTerms(
-        DecodeTerms(eta=0.928, token_ms=1.62, kv_factor=0.747,
-                    dequant_flop=6.65, stream_ms=0.0,
-                    band=(0.885, 1.129)),
-        PrefillTerms(eta=0.875, quant_factor=0.784, attn_factor=0.258, moe_factor=0.385),
-        fitted=True, rows=89),
+        DecodeTerms(eta=0.929, token_ms=1.58, kv_factor=0.859,
+                    dequant_flop=7.46, stream_ms=0.0,
+                    band=(0.833, 1.158)),
+        PrefillTerms(eta=0.875, quant_factor=0.794, attn_factor=0.254, moe_factor=0.387),
+        fitted=True, rows=105),
     (U, L): ClassTerms(
-        DecodeTerms(eta=0.847, token_ms=3.33, kv_factor=1.15,
-                    dequant_flop=3.35, stream_ms=0.547,
-                    band=(0.861, 1.129)),
-        PrefillTerms(eta=0.474, quant_factor=0.799, attn_factor=0.976, moe_factor=0.385),
+        DecodeTerms(eta=0.906, token_ms=3.14, kv_factor=1.13,
+                    dequant_flop=3.51, stream_ms=0.66,
+                    band=(0.891, 1.156)),
+        PrefillTerms(eta=0.47, quant_factor=0.799, attn_factor=0.96, moe_factor=0.387),
         fitted=True, rows=90),
     (U, X): ClassTerms(
-        DecodeTerms(eta=0.976, token_ms=0.166, kv_factor=1.15,
-                    dequant_flop=3.35, stream_ms=0.547,
-                    band=(0.87, 1.129)),
+        DecodeTerms(eta=0.981, token_ms=0.152, kv_factor=1.13,
+                    dequant_flop=3.51, stream_ms=0.66,
+                    band=(0.896, 1.154)),
         PrefillTerms(eta=0.55, quant_factor=1.0, attn_factor=1.0, moe_factor=1.0),
         fitted=True, rows=10),
 }
 FITTED_HOST_ETA = 0.6
-FITTED_EXPERT_SPREAD = 0.72
-FITTED_UNFUSED_ATTN_ETA = 0.0179
+FITTED_EXPERT_SPREAD = 0.722
+FITTED_UNFUSED_ATTN_ETA = 0.0135
+FITTED_MOE_TOKEN = 1.88
 FITTED_ERA_TOKEN: dict[BuildEra, float] = {
-    BuildEra.BEFORE_2024_05: 1.74,
-    BuildEra.MAY_TO_DEC_2024: 1.32,
+    BuildEra.BEFORE_2024_05: 1.7,
+    BuildEra.MAY_TO_DEC_2024: 1.26,
 }
 FITTED_BACKENDS: dict[Backend, BackendTerms] = {
-    Backend.METAL: BackendTerms(decode=1.03, prefill=1.54, rows=66),
-    Backend.ROCM: BackendTerms(decode=0.969, prefill=0.866, rows=8),
-    Backend.VULKAN: BackendTerms(decode=1.04, prefill=0.622, rows=37),
+    Backend.METAL: BackendTerms(decode=0.988, prefill=1.55, rows=66),
+    Backend.ROCM: BackendTerms(decode=0.953, prefill=0.868, rows=8),
+    Backend.VULKAN: BackendTerms(decode=0.991, prefill=0.634, rows=60),
 }
 FITTED_NOTES: tuple[str, ...] = (
-    "fitted on 192 decode + 139 prefill rows, the training part of the 465 usable measurements "
-    "(9 rows marked excluded in the file are left out)",
+    "fitted on 208 decode + 154 prefill rows, the training part of the 514 usable measurements "
+    "(14 rows marked excluded in the file are left out)",
     "backend factors: CUDA is the reference (1.0); the others are pulled toward 1 as if by 4 "
     "extra rows at 1.0",
     "bands: 10th/90th percentile of measured ÷ predicted decode over the usable rows of the "
@@ -315,6 +324,7 @@ CALIBRATION = Calibration(
     backends=FITTED_BACKENDS,
     unfused_attn_eta=FITTED_UNFUSED_ATTN_ETA,
     era_token=FITTED_ERA_TOKEN,
+    moe_token=FITTED_MOE_TOKEN,
 )
 
 

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from advisor.core.calibration import BACKEND_LABELS
+from advisor.core.calibration import BACKEND_LABELS, CALIBRATION
 from advisor.core.feel import FEEL_TEXT, feel
 from advisor.core.fmt import num
 from advisor.core.inputs import backend_in_use, backend_terms, build_inputs, decode_band, decode_eta, realistic_band
@@ -100,6 +100,9 @@ def _realistic_text(s: Scenario, inp: Inputs, out: Outputs, eta: float) -> str:
     token = _f(out.t_token)
     if token > 0:
         body += f" + {ms(token)} fixed per step"
+        moe = CALIBRATION.moe_factor(s.workload.engine, s.model.is_moe)
+        if moe != 1.0 and s.workload.efficiency is None:
+            body += f" ({ms(token / moe)} × {moe:.3g} for a mixture of experts: router, top-k and gather kernels)"
     step = max(mem, compute) + token
     total = f" = {ms(step)} per step" if (len(parts) > 1 or token > 0) else " per step"
     plain = _f(out.decode_plain)

@@ -112,7 +112,8 @@ def realistic_fields(scenario: Scenario, calibration: Calibration | None = None)
     # decode_eta / compute_eta already carry the backend's factor (or are the user's plain η)
     return calibrated_fields(
         decode_eta(scenario, calibration), compute_eta(scenario, calibration), hw.scaling_efficiency, hw.speedup,
-        token_ms=0.0 if plain_decode else d.token_ms,
+        token_ms=0.0 if plain_decode else d.token_ms * (calibration or CALIBRATION).moe_factor(
+            w.engine, scenario.model.is_moe),
         kv_factor=1.0 if plain_decode else d.kv_factor,
         dequant_flop=0.0 if plain_decode else d.dequant_flop,
         stream_ms=0.0 if plain_decode else d.stream_ms,

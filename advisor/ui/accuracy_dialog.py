@@ -62,7 +62,9 @@ def terms_html(cal: Calibration = CALIBRATION) -> str:
     return ("<b>The fitted decode model</b> (time per token = weights ÷ (bandwidth × η) + κ × KV ÷ (bandwidth × η) "
             "+ unpacking d FLOP per weight + t₀):<table cellpadding='3'><tr><th align='left'>class, engine</th>"
             "<th>η</th><th>t₀</th><th>κ</th><th>d</th><th>band</th><th>rows</th></tr>" + "".join(rows)
-            + f"</table>Backend factors on η (CUDA 1): {escape(backends)}.")
+            + f"</table>Backend factors on η (CUDA 1): {escape(backends)}. A mixture-of-experts model's t₀ is "
+            f"{cal.moe_token:.3g} × t₀ under llama.cpp (the router, top-k and expert gather add kernels to "
+            "every layer).")
 
 
 class SortItem(QTableWidgetItem):

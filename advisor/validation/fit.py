@@ -184,6 +184,8 @@ def decode_params(train: Sequence[Case], base: Calibration, min_rows: int = MIN_
         params.append(Param("unfused_attn_eta", "unfused_attn_eta", (), "positive", 0.02, 1e-3, 1.0))
     params += backend_params([c for c in tg if _group(c) in fitted], "decode")  # a flat group takes no factor
     params += era_params(tg)
+    if sum(c.moe and c.engine is Engine.LLAMA_CPP for c in tg if _group(c) in fitted) >= min_rows:
+        params.append(Param("moe_token", "moe_token", (), "positive", 1.0, 0.2, 10.0))
     return params
 
 
@@ -240,6 +242,7 @@ def apply_params(base: Calibration, params: Sequence[Param], x: NDArray[np.float
     backends = dict(base.backends)
     eras = dict(base.era_token)
     host_eta, spread, attn_eta = base.host_eta, base.expert_spread, base.unfused_attn_eta
+    moe_token = base.moe_token
     for p, xi in zip(params, x, strict=True):
         v = p.value(float(xi))
         if p.term.startswith("backend.") and p.backend is not None:
@@ -258,6 +261,9 @@ def apply_params(base: Calibration, params: Sequence[Param], x: NDArray[np.float
         if p.term == "unfused_attn_eta":
             attn_eta = v
             continue
+        if p.term == "moe_token":
+            moe_token = v
+            continue
         part, attr = p.term.split(".")
         for g in p.groups:
             t = terms[g]
@@ -266,7 +272,7 @@ def apply_params(base: Calibration, params: Sequence[Param], x: NDArray[np.float
             else:
                 terms[g] = replace(t, prefill=replace(t.prefill, **{attr: v}), fitted=True)
     return replace(base, terms=terms, host_eta=host_eta, expert_spread=spread, backends=backends,
-                   unfused_attn_eta=attn_eta, era_token=eras)
+                   unfused_attn_eta=attn_eta, era_token=eras, moe_token=moe_token)
 
 
 def _field_arrays(cases: Sequence[Case], cal: Calibration) -> dict[str, Any]:
@@ -278,7 +284,7 @@ def _field_arrays(cases: Sequence[Case], cal: Calibration) -> dict[str, Any]:
     scaling = np.array([c.scenario.hardware.scaling_efficiency for c in cases], dtype=float)
     speedup = np.array([c.scenario.hardware.speedup for c in cases], dtype=float)
     bt = [cal.backend(c.engine, b) if (b := _backend(c)) is not None else BackendTerms() for c in cases]
-    era = np.array([cal.token_factor(c.engine, c.era) for c in cases], dtype=float)
+    era = np.array([cal.token_factor(c.engine, c.era) * cal.moe_factor(c.engine, c.moe) for c in cases], dtype=float)
     fields = calibrated_fields(
         a(lambda t: t.decode.eta), a(lambda t: t.prefill.eta), scaling, speedup,
         token_ms=a(lambda t: t.decode.token_ms) * era, kv_factor=a(lambda t: t.decode.kv_factor),
@@ -406,12 +412,13 @@ def _tidy(cal: Calibration) -> Calibration:
     return replace(cal, terms=terms, host_eta=float(f"{cal.host_eta:.3g}"),
                    expert_spread=float(f"{cal.expert_spread:.3g}"), backends=backends,
                    unfused_attn_eta=float(f"{cal.unfused_attn_eta:.3g}"),
-                   era_token={e: float(f"{v:.3g}") for e, v in cal.era_token.items()})
+                   era_token={e: float(f"{v:.3g}") for e, v in cal.era_token.items()},
+                   moe_token=float(f"{cal.moe_token:.3g}"))
 
 
 def _values(cal: Calibration, base: Calibration) -> dict[str, float]:
     out: dict[str, float] = {"host_eta": cal.host_eta, "expert_spread": cal.expert_spread,
-                             "unfused_attn_eta": cal.unfused_attn_eta}
+                             "unfused_attn_eta": cal.unfused_attn_eta, "moe_token": cal.moe_token}
     for e, v in cal.era_token.items():
         out[f"era_token[{e.value}]"] = v
     for b, bt in cal.backends.items():

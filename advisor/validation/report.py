@@ -35,6 +35,7 @@ def calibration_dict(cal: Calibration) -> dict[str, Any]:
         "expert_spread": cal.expert_spread,
         "backends": {b.value: asdict(t) for b, t in cal.backends.items()},
         "era_token": {e.value: v for e, v in cal.era_token.items()},
+        "moe_token": cal.moe_token,
         "groups": {f"{k.value}/{e.value}": {"fitted": t.fitted, "rows": t.rows, "decode": asdict(t.decode),
                                             "prefill": asdict(t.prefill)}
                    for (k, e), t in cal.terms.items()},

@@ -89,7 +89,7 @@ def _realistic_text(s: Scenario, inp: Inputs, out: Outputs, eta: float) -> str:
         eta_a = _f(inp.unfused_attn_eta)
         gflop = t_attn * _f(inp.flops) * eta_a / 1e9
         parts.append(f"attention without flash attention {num(gflop)} GFLOP ÷ ({num(hw.compute_tflops)} TFLOPS × "
-                     f"η {eta_a:.3f}) = {ms(t_attn)}")
+                     f"η {eta_a:.3g}) = {ms(t_attn)}")
     mem = _f(out.t_mem) + dq + t_streams + t_attn
     compute = _f(out.t_compute)
     if compute > mem:

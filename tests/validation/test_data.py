@@ -239,4 +239,7 @@ def test_pending_rows_parse_and_stay_out_of_the_validation() -> None:
     rows, problems = parse_measurements(pending.read_text(encoding="utf-8"))
     assert len(rows) == 87 and not problems
     assert all(r.source_url.startswith("https://github.com/AUGMXNT/llm-tracker.info-vault/blob/") for r in rows)
+    apple, problems = parse_measurements((pending.parent / "apple-unmapped.csv").read_text(encoding="utf-8"))
+    assert len(apple) == 126 and not problems
+    assert not any(r.hardware_id for r in apple if "PrismML" not in r.source_url)  # none maps outside the fork
     assert load_dataset(shipped_catalog()).rows == 648  # measurements.csv alone

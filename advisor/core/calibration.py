@@ -272,36 +272,36 @@ FLAT = Calibration(
 # --- FITTED: begin (written by benchmarks/validate.py --write; edit there, not here) ---------------
 FITTED_TERMS: dict[tuple[HardwareClass, Engine], ClassTerms] = {
     (D, L): ClassTerms(
-        DecodeTerms(eta=0.929, token_ms=1.58, kv_factor=0.859,
-                    dequant_flop=7.46, stream_ms=0.0,
-                    band=(0.833, 1.158)),
+        DecodeTerms(eta=0.935, token_ms=1.73, kv_factor=0.872,
+                    dequant_flop=7.02, stream_ms=0.0,
+                    band=(0.839, 1.164)),
         PrefillTerms(eta=0.875, quant_factor=0.794, attn_factor=0.254, moe_factor=0.387),
         fitted=True, rows=105),
     (U, L): ClassTerms(
-        DecodeTerms(eta=0.906, token_ms=3.14, kv_factor=1.13,
-                    dequant_flop=3.51, stream_ms=0.66,
-                    band=(0.891, 1.156)),
+        DecodeTerms(eta=0.908, token_ms=2.99, kv_factor=1.15,
+                    dequant_flop=3.62, stream_ms=0.662,
+                    band=(0.882, 1.146)),
         PrefillTerms(eta=0.47, quant_factor=0.799, attn_factor=0.96, moe_factor=0.387),
         fitted=True, rows=90),
     (U, X): ClassTerms(
-        DecodeTerms(eta=0.981, token_ms=0.152, kv_factor=1.13,
-                    dequant_flop=3.51, stream_ms=0.66,
-                    band=(0.896, 1.154)),
+        DecodeTerms(eta=0.984, token_ms=0.141, kv_factor=1.15,
+                    dequant_flop=3.62, stream_ms=0.662,
+                    band=(0.899, 1.146)),
         PrefillTerms(eta=0.55, quant_factor=1.0, attn_factor=1.0, moe_factor=1.0),
         fitted=True, rows=10),
 }
 FITTED_HOST_ETA = 0.6
 FITTED_EXPERT_SPREAD = 0.722
-FITTED_UNFUSED_ATTN_ETA = 0.0135
-FITTED_MOE_TOKEN = 1.88
+FITTED_UNFUSED_ATTN_ETA = 0.0132
+FITTED_MOE_TOKEN = 1.45
 FITTED_ERA_TOKEN: dict[BuildEra, float] = {
-    BuildEra.BEFORE_2024_05: 1.7,
-    BuildEra.MAY_TO_DEC_2024: 1.26,
+    BuildEra.BEFORE_2024_05: 1.62,
+    BuildEra.MAY_TO_DEC_2024: 1.21,
 }
 FITTED_BACKENDS: dict[Backend, BackendTerms] = {
-    Backend.METAL: BackendTerms(decode=0.988, prefill=1.55, rows=66),
-    Backend.ROCM: BackendTerms(decode=0.953, prefill=0.868, rows=8),
-    Backend.VULKAN: BackendTerms(decode=0.991, prefill=0.634, rows=60),
+    Backend.METAL: BackendTerms(decode=0.981, prefill=1.55, rows=66),
+    Backend.ROCM: BackendTerms(decode=0.95, prefill=0.868, rows=8),
+    Backend.VULKAN: BackendTerms(decode=0.993, prefill=0.634, rows=60),
 }
 FITTED_NOTES: tuple[str, ...] = (
     "fitted on 208 decode + 154 prefill rows, the training part of the 514 usable measurements "

@@ -185,6 +185,7 @@ class _Stack:
         terms = [model_terms(m, base.workload.kv_cache) for m in models]
         self.terms = {k: np.array([t[k] for t in terms], dtype=float) for k in terms[0]}
         self.bpw = np.array([q.bytes_per_weight for q in quants], dtype=float)
+        self.dense_bpw = np.array([q.dense_bytes_per_weight for q in quants], dtype=float)
         self.overhead_gb = base.workload.overhead_gb
 
     def solve(self, h: NDArray[np.intp], m: NDArray[np.intp], q: NDArray[np.intp]) -> Grid:
@@ -192,7 +193,7 @@ class _Stack:
         from advisor.core.roofline import Inputs, solve
 
         kw: dict[str, Any] = {k: v[h] for k, v in self.cols.items()}
-        kw.update(weight_bytes({k: v[m] for k, v in self.terms.items()}, self.bpw[q]))
+        kw.update(weight_bytes({k: v[m] for k, v in self.terms.items()}, self.bpw[q], self.dense_bpw[q]))
         out = solve(Inputs(**kw))
         shape = np.broadcast_shapes(np.shape(h), np.shape(m), np.shape(q))
         return Grid(

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from advisor.core.calibration import BACKEND_LABELS, CALIBRATION
+from advisor.core.calibration import BACKEND_LABELS
 from advisor.core.feel import FEEL_TEXT, feel
 from advisor.core.fmt import num
 from advisor.core.inputs import backend_in_use, backend_terms, build_inputs, decode_band, decode_eta, realistic_band
@@ -100,8 +100,8 @@ def _realistic_text(s: Scenario, inp: Inputs, out: Outputs, eta: float) -> str:
     token = _f(out.t_token)
     if token > 0:
         body += f" + {ms(token)} fixed per step"
-        moe = CALIBRATION.moe_factor(s.workload.engine, s.model.is_moe)
-        if moe != 1.0 and s.workload.efficiency is None:
+        moe = _f(inp.moe_token_factor) if _f(inp.expert_bytes) > 0 else 1.0
+        if moe != 1.0:
             body += f" ({ms(token / moe)} × {moe:.3g} for a mixture of experts: router, top-k and gather kernels)"
     step = max(mem, compute) + token
     total = f" = {ms(step)} per step" if (len(parts) > 1 or token > 0) else " per step"
@@ -110,6 +110,20 @@ def _realistic_text(s: Scenario, inp: Inputs, out: Outputs, eta: float) -> str:
         return (f"{body}{total} → {num(1 / step)} tok/s, above the bandwidth ceiling (the KV factor, fitted on "
                 f"shorter contexts, is below η): capped at the ceiling, {num(plain)} tok/s per stream")
     return f"{body}{total} → {num(plain)} tok/s per stream"
+
+
+def _weights_text(s: Scenario, inp: Inputs, weights: float, weights_read: float) -> str:
+    m, q = s.model, s.quant
+    dense_bits = q.dense_bits_per_weight
+    experts = _f(inp.expert_bytes) / _f(inp.bytes_per_weight)
+    if m.is_moe and dense_bits is not None and dense_bits != q.bits_per_weight and experts > 0:
+        dense = _f(inp.dense_bytes) / (dense_bits / 8)
+        stored = (f"{num(experts / 1e9)} B expert params × {num(q.bits_per_weight)} bits + {num(dense / 1e9)} B "
+                  f"outside the experts × {num(dense_bits)} bits, ÷ 8 = {num(weights / GB)} GB stored")
+    else:
+        stored = (f"{num(m.total_params_b)} B params × {num(q.bits_per_weight)} bits ÷ 8 = "
+                  f"{num(weights / GB)} GB stored")
+    return stored + (f"; {num(m.active_b)} B active → {num(weights_read / GB)} GB read per token" if m.is_moe else "")
 
 
 def _prefill_text(s: Scenario, inp: Inputs, out: Outputs) -> str:
@@ -148,7 +162,7 @@ def evaluate(scenario: Scenario, explain: bool = True) -> Result:
 def _result(s: Scenario, inp: Inputs, out: Outputs, explain: bool = True) -> Result:
     """The numbers, and with `explain` the arithmetic behind each as Steps (the window skips the
     text while a slider drags and asks for it once edits pause)."""
-    hw, m, q, w = s.hardware, s.model, s.quant, s.workload
+    hw, w = s.hardware, s.workload
     eta = decode_eta(s)
     runs = bool(_f(out.runs))
     weights = _f(inp.dense_bytes) + _f(inp.expert_bytes)
@@ -170,10 +184,7 @@ def _result(s: Scenario, inp: Inputs, out: Outputs, explain: bool = True) -> Res
         notes.append(f"{BACKEND_LABELS[w.backend]} does not run on {hw.name}: using "
                      f"{BACKEND_LABELS[backend_in_use(s)]}, its usual backend.")
 
-    step("Weights", lambda: (
-        f"{num(m.total_params_b)} B params × {num(q.bits_per_weight)} bits ÷ 8 = {num(weights / GB)} GB stored"
-        + (f"; {num(m.active_b)} B active → {num(weights_read / GB)} GB read per token" if m.is_moe else "")
-    ))
+    step("Weights", lambda: _weights_text(s, inp, weights, weights_read))
     if kv_known:
         per_tok = _f(inp.kv_full) + _f(inp.kv_window)
         capped = f" (sliding layers stop at {int(_f(inp.window)):,})" if _f(inp.kv_window) > 0 else ""

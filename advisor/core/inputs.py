@@ -80,7 +80,7 @@ def compute_eta(scenario: Scenario, calibration: Calibration | None = None) -> f
 def calibrated_fields(eta: Any, compute: Any, scaling: Any, speedup: Any = 1.0, *, token_ms: Any = 0.0,
                       kv_factor: Any = 1.0, dequant_flop: Any = 0.0, stream_ms: Any = 0.0,
                       quant_factor: Any = 1.0, attn_factor: Any = 1.0, moe_factor: Any = 1.0,
-                      backend_decode: Any = 1.0, backend_prefill: Any = 1.0) -> dict[str, Any]:
+                      backend_decode: Any = 1.0, backend_prefill: Any = 1.0, moe_token: Any = 1.0) -> dict[str, Any]:
     """The realistic-speed terms as roofline input fields (scalars or arrays alike; the validation
     fitter calls this with one value per measurement). `eta` and `compute` are the class's; the
     backend's factors multiply them.
@@ -92,6 +92,7 @@ def calibrated_fields(eta: Any, compute: Any, scaling: Any, speedup: Any = 1.0, 
         fast_eta=eta * backend_decode * scaling,
         compute_eta=compute * backend_prefill * scaling,
         token_time=token_ms / 1000.0 / speedup,
+        moe_token_factor=moe_token,
         kv_factor=kv_factor,
         dequant_flops=dequant_flop / scaling,
         stream_time=stream_ms / 1000.0 / speedup,
@@ -112,8 +113,8 @@ def realistic_fields(scenario: Scenario, calibration: Calibration | None = None)
     # decode_eta / compute_eta already carry the backend's factor (or are the user's plain η)
     return calibrated_fields(
         decode_eta(scenario, calibration), compute_eta(scenario, calibration), hw.scaling_efficiency, hw.speedup,
-        token_ms=0.0 if plain_decode else d.token_ms * (calibration or CALIBRATION).moe_factor(
-            w.engine, scenario.model.is_moe),
+        token_ms=0.0 if plain_decode else d.token_ms,
+        moe_token=1.0 if plain_decode else (calibration or CALIBRATION).moe_factor(w.engine, True),
         kv_factor=1.0 if plain_decode else d.kv_factor,
         dequant_flop=0.0 if plain_decode else d.dequant_flop,
         stream_ms=0.0 if plain_decode else d.stream_ms,
@@ -207,15 +208,21 @@ def build_inputs(scenario: Scenario, calibration: Calibration | None = None, **o
     )
     fields.update(realistic_fields(scenario, cal))
     fields["unfused_attn_eta"] = unfused_attn_eta(scenario, cal)
-    fields.update(weight_bytes(model_terms(scenario.model, w.kv_cache), scenario.quant.bytes_per_weight))
+    fields.update(weight_bytes(model_terms(scenario.model, w.kv_cache), scenario.quant.bytes_per_weight,
+                               scenario.quant.dense_bytes_per_weight))
     fields.update(overrides)
     return Inputs(**fields)
 
 
-def weight_bytes(terms: dict[str, Any], bytes_per_weight: Any) -> dict[str, Any]:
-    """Model terms with parameter counts turned into bytes at a quant (arrays broadcast)."""
+def weight_bytes(terms: dict[str, Any], bytes_per_weight: Any, dense_bytes_per_weight: Any = None) -> dict[str, Any]:
+    """Model terms with parameter counts turned into bytes at a quant (arrays broadcast). The experts are
+    at `bytes_per_weight`; an MoE model's other tensors at `dense_bytes_per_weight` (default: the same).
+    A dense model has no experts, and all of it is at `bytes_per_weight`."""
+    dense_bpw = bytes_per_weight
+    if dense_bytes_per_weight is not None:
+        dense_bpw = np.where(np.asarray(terms["expert_params"]) > 0, dense_bytes_per_weight, bytes_per_weight)
     out = {k: v for k, v in terms.items() if k not in ("dense_params", "expert_params")}
-    out["dense_bytes"] = terms["dense_params"] * bytes_per_weight
+    out["dense_bytes"] = terms["dense_params"] * dense_bpw
     out["expert_bytes"] = terms["expert_params"] * bytes_per_weight
     out["bytes_per_weight"] = bytes_per_weight
     return out

@@ -32,7 +32,18 @@ class Quant(Frozen):
     name: str = Field("Q4_K_M", title="Name", max_length=200)
     bits_per_weight: float = Field(4.89, gt=0, le=64, title="Bits per weight", json_schema_extra={"unit": "bpw"},
                                    description="Average stored bits per weight, block scales included")
+    dense_bits_per_weight: float | None = Field(
+        None, gt=0, le=64, title="Non-expert bits", json_schema_extra={"unit": "bpw"},
+        description="Mixture-of-experts models: bits per weight of the tensors outside the experts (attention, "
+                    "shared layers, output head) where the format keeps them at another precision; empty: "
+                    "the same as bits per weight")
 
     @property
     def bytes_per_weight(self) -> float:
         return self.bits_per_weight / 8.0
+
+    @property
+    def dense_bytes_per_weight(self) -> float:
+        """Bytes per weight of an MoE model's non-expert tensors (of every tensor of a dense model, which
+        the roofline counts as all dense: there the format's own bits apply)."""
+        return (self.dense_bits_per_weight if self.dense_bits_per_weight is not None else self.bits_per_weight) / 8.0

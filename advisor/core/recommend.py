@@ -60,7 +60,8 @@ def solve_grid(scenario: Scenario, models: list[ModelArch], quants: list[Quant])
     terms = [model_terms(m, w.kv_cache) for m in models]
     col = {k: np.array([t[k] for t in terms], dtype=float)[:, None] for k in terms[0]}
     bpw = np.array([q.bytes_per_weight for q in quants], dtype=float)[None, :]
-    out = solve(replace(build_inputs(scenario), **weight_bytes(col, bpw)))
+    dense_bpw = np.array([q.dense_bytes_per_weight for q in quants], dtype=float)[None, :]
+    out = solve(replace(build_inputs(scenario), **weight_bytes(col, bpw, dense_bpw)))
     shape = (len(models), len(quants))
     return Grid(
         decode=np.broadcast_to(out.decode, shape),

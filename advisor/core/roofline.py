@@ -58,6 +58,7 @@ class Inputs:
     # realistic-speed terms (advisor.core.calibration explains each; the defaults are the plain roofline)
     bytes_per_weight: Num = 2.0  # of the weights; below 2 (16 bits) they are quantized
     token_time: Num = 0.0  # s added to every decode step (launches, sync, sampling)
+    moe_token_factor: Num = 1.0  # token_time's multiple for a mixture-of-experts model (router, expert kernels)
     kv_factor: Num = 1.0  # KV bytes in fast memory cost this many times their size
     dequant_flops: Num = 0.0  # FLOP per quantized weight read from fast memory, at the FP16 peak
     stream_time: Num = 0.0  # s added to the step for each stream beyond the first
@@ -211,7 +212,8 @@ def solve(inp: Inputs) -> Outputs:
     bpw = _a(inp.bytes_per_weight)
     quantized = bpw < 1.99
     t_dequant = np.where(quantized, fast_weights / bpw * _a(inp.dequant_flops) / flops, 0.0)
-    t_token = _a(inp.token_time) * np.ones_like(t_mem)
+    moe = _a(inp.expert_bytes) > 0
+    t_token = _a(inp.token_time) * np.where(moe, _a(inp.moe_token_factor), 1.0) * np.ones_like(t_mem)
     per_token_flops = 2.0 * _a(inp.active_params) + attention_flops(inp, inp.context)
     t_compute = streams * per_token_flops / (flops * _a(inp.compute_eta))
     t_compute_ceiling = streams * per_token_flops / flops

@@ -41,6 +41,7 @@ from advisor.catalog.loader import Catalog
 from advisor.core.calibration import BuildEra, build_era
 from advisor.core.efficiency import Backend, Engine
 from advisor.core.hardware import Hardware, HardwareClass
+from advisor.core.inputs import split_params
 from advisor.core.model import ModelArch
 from advisor.core.quant import Quant
 from advisor.core.scenario import Scenario, Workload
@@ -417,6 +418,25 @@ def _bits(row: Measurement, catalog: Catalog) -> tuple[float, str | None] | str:
     return "weight format not identified (no catalog quant, no printed bits per weight)"
 
 
+def _quant(row: Measurement, catalog: Catalog, arch: ModelArch, bpw: float) -> tuple[Quant, str | None]:
+    """The row's weight format. Where the catalog quant keeps an MoE model's non-expert tensors at other
+    bits (MXFP4 files: Q8_0), the experts get the bits that make the file's printed average come out."""
+    name = row.quant or "as printed"
+    entry = catalog.quants.get(row.quant) if row.quant else None
+    dense_bits = entry.dense_bits_per_weight if entry is not None else None
+    dense, experts, _ = split_params(arch)
+    if dense_bits is None or not arch.is_moe or experts <= 0:
+        return Quant(name=name, bits_per_weight=bpw), None
+    if row.bits_per_weight is None:  # the catalog's own bits: its expert precision
+        return Quant(name=name, bits_per_weight=bpw, dense_bits_per_weight=dense_bits), None
+    expert_bits = (bpw * (dense + experts) - dense_bits * dense) / experts
+    if not 0 < expert_bits <= bpw:
+        return Quant(name=name, bits_per_weight=bpw), None
+    return (Quant(name=name, bits_per_weight=expert_bits, dense_bits_per_weight=dense_bits),
+            f"{row.quant}: {dense_bits:g} bits outside the experts, {expert_bits:.2f} in them "
+            f"(the file averages {bpw:g})")
+
+
 def _host_unstated(row: Measurement) -> bool:
     text = f"{row.hardware_name} {row.notes}"
     return any(s in text for s in HOST_UNSTATED)
@@ -488,10 +508,11 @@ def build_case(row: Measurement, catalog: Catalog, specs: Mapping[str, HardwareS
         work["gpu_layers"] = min(ngl, layers or 1000) if ngl < ALL_LAYERS else (layers or 1000)
     if row.n_cpu_moe > 0:
         work["cpu_moe_layers"] = min(row.n_cpu_moe, layers or 1000)
+    quant, quant_note = _quant(row, catalog, arch, bpw)
+    if quant_note:
+        caveats.append(quant_note)
     try:
-        scenario = Scenario(hardware=hardware, model=arch, quant=Quant(name=row.quant or "as printed",
-                                                                          bits_per_weight=bpw),
-                            workload=Workload(**work))
+        scenario = Scenario(hardware=hardware, model=arch, quant=quant, workload=Workload(**work))
     except ValidationError as err:
         return Skip(row, f"scenario: {err.errors()[0]['msg']}")
     return Case(row=row, scenario=scenario, kind=row_kind(row, on_host), moe=arch.is_moe, hw_class=hardware.kind,

@@ -284,7 +284,7 @@ def _field_arrays(cases: Sequence[Case], cal: Calibration) -> dict[str, Any]:
     scaling = np.array([c.scenario.hardware.scaling_efficiency for c in cases], dtype=float)
     speedup = np.array([c.scenario.hardware.speedup for c in cases], dtype=float)
     bt = [cal.backend(c.engine, b) if (b := _backend(c)) is not None else BackendTerms() for c in cases]
-    era = np.array([cal.token_factor(c.engine, c.era) * cal.moe_factor(c.engine, c.moe) for c in cases], dtype=float)
+    era = np.array([cal.token_factor(c.engine, c.era) for c in cases], dtype=float)
     fields = calibrated_fields(
         a(lambda t: t.decode.eta), a(lambda t: t.prefill.eta), scaling, speedup,
         token_ms=a(lambda t: t.decode.token_ms) * era, kv_factor=a(lambda t: t.decode.kv_factor),
@@ -294,6 +294,7 @@ def _field_arrays(cases: Sequence[Case], cal: Calibration) -> dict[str, Any]:
         moe_factor=a(lambda t: t.prefill.moe_factor),
         backend_decode=np.array([b.decode for b in bt], dtype=float),
         backend_prefill=np.array([b.prefill for b in bt], dtype=float),
+        moe_token=np.array([cal.moe_factor(c.engine, True) for c in cases], dtype=float),
     )
     fields["host_eta"] = np.full(len(cases), cal.host_eta)
     fields["expert_spread"] = np.full(len(cases), cal.expert_spread)

@@ -7,6 +7,7 @@ import pytest
 from advisor.catalog.loader import shipped_catalog
 from advisor.core.calibration import CALIBRATION, FLAT, Engine
 from advisor.core.inputs import build_inputs
+from advisor.core.roofline import solve
 from advisor.validation.data import load_dataset
 from advisor.validation.fit import decode_params
 
@@ -21,9 +22,9 @@ def _t0_ms(case) -> float:  # type: ignore[no-untyped-def]
 
 
 def test_committed_value() -> None:
-    # fitted on the training rows (session 5): an MoE step pays 1.88 times a dense model's fixed time
-    assert CALIBRATION.moe_token == 1.88
-    assert CALIBRATION.moe_factor(Engine.LLAMA_CPP, True) == 1.88
+    # fitted on the training rows (session 5): an MoE step pays 1.45 times a dense model's fixed time
+    assert CALIBRATION.moe_token == 1.45
+    assert CALIBRATION.moe_factor(Engine.LLAMA_CPP, True) == 1.45
     assert CALIBRATION.moe_factor(Engine.LLAMA_CPP, False) == 1.0
     assert CALIBRATION.moe_factor(Engine.MLX, True) == 1.0  # MLX brings its own kernels
     assert FLAT.moe_token == 1.0
@@ -32,8 +33,12 @@ def test_committed_value() -> None:
 def test_moe_rows_get_the_factor_and_dense_rows_do_not(cases) -> None:  # type: ignore[no-untyped-def]
     moe = next(c for c in cases if c.moe and c.engine is Engine.LLAMA_CPP and c.test == "tg")
     dense = next(c for c in cases if not c.moe and c.engine is Engine.LLAMA_CPP and c.test == "tg")
-    assert float(build_inputs(moe.scenario).token_time) * 1e3 == pytest.approx(1.88 * _t0_ms(moe))
-    assert float(build_inputs(dense.scenario).token_time) * 1e3 == pytest.approx(_t0_ms(dense))
+    # the inputs carry t₀ and the factor; the solve applies the factor where the model has experts
+    inp = build_inputs(moe.scenario)
+    assert float(inp.token_time) * 1e3 == pytest.approx(_t0_ms(moe))
+    assert float(inp.moe_token_factor) == CALIBRATION.moe_token
+    assert float(solve(inp).t_token) * 1e3 == pytest.approx(CALIBRATION.moe_token * _t0_ms(moe))
+    assert float(solve(build_inputs(dense.scenario)).t_token) * 1e3 == pytest.approx(_t0_ms(dense))
     # a user-given η is plain η × ceiling: no fixed time at all
     plain = moe.scenario.model_copy(update={"workload": moe.scenario.workload.model_copy(update={"efficiency": 0.7})})
     assert float(build_inputs(plain).token_time) == 0.0
@@ -51,7 +56,7 @@ def test_the_arithmetic_names_the_factor(cases) -> None:  # type: ignore[no-unty
 
     moe = next(c for c in cases if c.moe and c.engine is Engine.LLAMA_CPP and c.test == "tg")
     text = next(st.text for st in evaluate(moe.scenario).steps if st.label == "Decode realistic")
-    assert "× 1.88 for a mixture of experts" in text
+    assert f"× {CALIBRATION.moe_token:.3g} for a mixture of experts" in text
     dense = next(c for c in cases if not c.moe and c.engine is Engine.LLAMA_CPP and c.test == "tg")
     assert "mixture of experts" not in next(st.text for st in evaluate(dense.scenario).steps
                                             if st.label == "Decode realistic")

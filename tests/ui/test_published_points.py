@@ -35,14 +35,14 @@ def test_squares_show_the_runs_of_this_machine_model_and_quant(qtbot, window: Ma
 def test_worked_arithmetic_lists_each_run_beside_the_model_for_it(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
     text = window.numbers_panel.steps.toPlainText()
     # the machine's record first: every published decode run on one RTX 4090 (TinyLlama, Llama 3 8B at
-    # Q4_K_M and F16, CodeLlama 7B, gpt-oss-20b), the TinyLlama Vulkan run 1.79 × the model for it ...
-    assert "Published: 14 published runs on this machine (4 models): measured ÷ model 0.87–1.79, median 1.02" \
+    # Q4_K_M and F16, CodeLlama 7B, gpt-oss-20b), the TinyLlama Vulkan run 1.90 × the model for it ...
+    assert "Published: 14 published runs on this machine (4 models): measured ÷ model 0.90–1.90, median 1.03" \
         in text
     assert "Runs of this model and quant here" in text  # ... then the runs of exactly this setup
     assert "Prefill runs of this model and quant here, the prompt size nearest yours first:" in text
     assert "Meta Llama 3 8B pp512: measured 7,138.99 tok/s (CUDA, build 2024-05, flash attention off)" in text
     assert "Meta Llama 3 8B tg512: measured 130.58 tok/s (CUDA, build 2024-05, flash attention off); " \
-           "the model for that run 130 (±0%)" in text
+           "the model for that run 129 (-1%)" in text
     assert "github.com/XiongjieDai/GPU-Benchmarks-on-LLM-In…" in text
     html = window.numbers_panel.steps.toHtml()
     assert "https://github.com/XiongjieDai/GPU-Benchmarks-on-LLM-Inference/blob/" in html  # the full link

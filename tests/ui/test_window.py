@@ -361,3 +361,20 @@ def test_chosen_entries_are_scrolled_into_view_at_start(window: MainWindow) -> N
         row, view = tree.visualItemRect(item), tree.viewport().rect()
         assert view.top() <= row.top() and row.bottom() <= view.bottom(), item.text(0)
     assert window.hardware_panel.list.tree.verticalScrollBar().value() > 0
+
+
+def test_mxfp4_shows_its_non_expert_bits_and_gpt_oss_counts_them(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    panel = window.quant_panel
+    panel.formats.setCurrentText("All")
+    table = panel.table
+    row = next(r for r in range(table.rowCount()) if table.item(r, 0).text().startswith("MXFP4"))
+    assert table.item(row, 1).text() == "4.25 / 8.50"
+    assert "outside the experts are stored at 8.5 bits" in table.item(row, 1).toolTip()
+    qtbot.keyClicks(window.model_panel.list.search, "gpt-oss-20b")
+    qtbot.keyClick(window.model_panel.list.search, Qt.Key.Key_Return)
+    table.selectRow(row)
+    assert window.store.session.quant_id == "mxfp4" and window.store.session.model_id == "gpt-oss-20b"
+    qtbot.waitUntil(lambda: "outside the experts" in window.numbers_panel.steps.toPlainText(), timeout=3000)
+    text = window.numbers_panel.steps.toPlainText()
+    assert "outside the experts × 8.50 bits" in text and "2.52 GB read per token" in text
+    assert_plots_match_core(window)

@@ -84,11 +84,18 @@ class QuantPanel(QWidget):
         with QSignalBlocker(self.table):
             self.table.setRowCount(len(entries))
             for r, e in enumerate(entries):
-                cells = [e.name, f"{e.bits_per_weight:.2f}", quality_text(e)]
+                bits = f"{e.bits_per_weight:.2f}"
+                if e.dense_bits_per_weight is not None:  # an MoE file's tensors outside the experts
+                    bits += f" / {e.dense_bits_per_weight:.2f}"
+                cells = [e.name, bits, quality_text(e)]
                 for c, text in enumerate(cells):
                     item = QTableWidgetItem(text)
                     item.setData(ID_ROLE, e.id)
-                    item.setToolTip(f"{e.name}: {e.notes}\nSource: {e.source}" if e.notes else f"Source: {e.source}")
+                    tip = f"{e.name}: {e.notes}\nSource: {e.source}" if e.notes else f"Source: {e.source}"
+                    if e.dense_bits_per_weight is not None:
+                        tip = (f"{e.bits_per_weight:g} bits per weight; in mixture-of-experts models the tensors "
+                               f"outside the experts are stored at {e.dense_bits_per_weight:g} bits\n" + tip)
+                    item.setToolTip(tip)
                     if c == 1:
                         item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                     self.table.setItem(r, c, item)

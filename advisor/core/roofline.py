@@ -212,8 +212,9 @@ def solve(inp: Inputs) -> Outputs:
     bpw = _a(inp.bytes_per_weight)
     quantized = bpw < 1.99
     t_dequant = np.where(quantized, fast_weights / bpw * _a(inp.dequant_flops) / flops, 0.0)
-    moe = _a(inp.expert_bytes) > 0
-    t_token = _a(inp.token_time) * np.where(moe, _a(inp.moe_token_factor), 1.0) * np.ones_like(t_mem)
+    # An MoE model's step also runs router, top-k and expert-gather kernels: moe_token_factor × t₀.
+    t_token_dense = _a(inp.token_time) * np.ones_like(t_mem)
+    t_token = t_token_dense * np.where(_a(inp.expert_bytes) > 0, _a(inp.moe_token_factor), 1.0)
     per_token_flops = 2.0 * _a(inp.active_params) + attention_flops(inp, inp.context)
     t_compute = streams * per_token_flops / (flops * _a(inp.compute_eta))
     t_compute_ceiling = streams * per_token_flops / flops
@@ -244,7 +245,8 @@ def solve(inp: Inputs) -> Outputs:
         k = _a(inp.draft_length)
         alpha = _a(inp.acceptance)
         tokens_per_pass = np.where(draft > 0, (1 - alpha ** (k + 1)) / (1 - alpha), 1.0)
-        t_draft = draft / (fast_bw * fast_eta) + t_token  # each draft step is a forward pass of its own
+        # each draft step is a forward pass of its own, of a dense draft model
+        t_draft = draft / (fast_bw * fast_eta) + t_token_dense
         t_verify = np.maximum(t_memory, t_compute * (k + 1)) + t_token
         spec = tokens_per_pass / (k * t_draft + t_verify)
         decode = np.where(draft > 0, spec, decode_plain)

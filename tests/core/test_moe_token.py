@@ -60,3 +60,22 @@ def test_the_arithmetic_names_the_factor(cases) -> None:  # type: ignore[no-unty
     dense = next(c for c in cases if not c.moe and c.engine is Engine.LLAMA_CPP and c.test == "tg")
     assert "mixture of experts" not in next(st.text for st in evaluate(dense.scenario).steps
                                             if st.label == "Decode realistic")
+
+
+def test_a_dense_draft_model_pays_the_dense_fixed_time(cases) -> None:  # type: ignore[no-untyped-def]
+    """Speculative decoding on an MoE target: the target's verify pass pays m × t₀, each draft step t₀."""
+    from advisor.core.scenario import Speculative
+
+    moe = next(c for c in cases if c.moe and c.engine is Engine.LLAMA_CPP and c.test == "tg" and c.kind == "depth 0")
+    spec = Speculative(enabled=True, draft_params_b=0.5, draft_length=4, acceptance=0.7)
+    s = moe.scenario.model_copy(update={"workload": moe.scenario.workload.model_copy(update={"speculative": spec})})
+    inp = build_inputs(s)
+    out = solve(inp)
+    t0 = float(inp.token_time)
+    k, alpha = 4, 0.7
+    t_draft = float(inp.draft_bytes) / (float(inp.fast_bw) * float(inp.fast_eta)) + t0
+    per_pass = (1 - alpha ** (k + 1)) / (1 - alpha)
+    # the verify pass: one memory-bound step + m × t₀ (k + 1 tokens of compute stay below the memory time)
+    step_plain = 1 / float(out.decode_plain)
+    assert float(out.t_token) == pytest.approx(CALIBRATION.moe_token * t0)
+    assert float(out.decode) == pytest.approx(per_pass / (k * t_draft + step_plain), rel=1e-6)

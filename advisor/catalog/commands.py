@@ -187,6 +187,8 @@ def _import_json(model: Imported, catalog: Catalog) -> dict[str, Any]:
     if isinstance(model, ImportedModel):
         q = suggest_quant(catalog, model)
         out.update(format="gguf", architecture=model.architecture, bits_per_weight=model.bits_per_weight,
+                   expert_bits_per_weight=model.expert_bits_per_weight,
+                   dense_bits_per_weight=model.dense_bits_per_weight,
                    file_type=model.file_type, tensor_count=model.tensor_count, file_size=model.file_size,
                    suggested_quant=q.id if q else None)
     else:
@@ -198,6 +200,8 @@ def _import_json(model: Imported, catalog: Catalog) -> dict[str, Any]:
 def _quant_line(model: ImportedModel, catalog: Catalog) -> str:
     q = suggest_quant(catalog, model)
     line = f"{model.bits_per_weight:.2f} bits per weight ({model.file_type})"
+    if model.expert_bits_per_weight is not None and model.dense_bits_per_weight is not None:
+        line += (f": experts {model.expert_bits_per_weight:.2f}, the rest {model.dense_bits_per_weight:.2f}")
     return line + (f"; nearest catalog quant: {q.id} ({num(q.bits_per_weight)} bpw)" if q else "")
 
 

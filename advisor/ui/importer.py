@@ -10,20 +10,21 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 from advisor.catalog.convert import to_model
 from advisor.catalog.loader import load_catalog
 from advisor.catalog.schema import ModelEntry
+from advisor.core.quant import Quant
 from advisor.paths import user_catalog_dir
 
 FILTER = "Model files (*.gguf config.json *.json);;GGUF (*.gguf);;Hugging Face config (config.json *.json)"
 
 
-def read_model_file(path: Path) -> tuple[ModelEntry, float | None, str | None]:
-    """(entry, bits per weight, quant name): the last two only a GGUF knows."""
+def read_model_file(path: Path) -> tuple[ModelEntry, Quant | None]:
+    """(entry, the file's weight format): only a GGUF knows the latter."""
     from advisor.catalog.gguf_import import import_gguf
     from advisor.catalog.hf_import import import_hf_config
 
     if path.suffix.lower() == ".gguf":
         g = import_gguf(path)
-        return g.entry, g.bits_per_weight, g.file_type
-    return import_hf_config(path).entry, None, None
+        return g.entry, g.quant()
+    return import_hf_config(path).entry, None
 
 
 def import_model_file(window: QWidget, path: Path) -> bool:
@@ -33,7 +34,7 @@ def import_model_file(window: QWidget, path: Path) -> bool:
 
     store = window.store  # type: ignore[attr-defined]
     try:
-        entry, bits, qname = read_model_file(path)
+        entry, quant = read_model_file(path)
         save_entry("models", entry, user_catalog_dir())
     except (GGUFError, HFImportError, OSError, ValueError) as err:
         window.error("Cannot import model", str(err))  # type: ignore[attr-defined]
@@ -43,8 +44,8 @@ def import_model_file(window: QWidget, path: Path) -> bool:
     data = store.session.model_dump()
     data["scenario"]["model"] = to_model(entry).model_dump()
     data["model_id"] = entry.id
-    if bits is not None:
-        data["scenario"]["quant"] = {"name": f"{qname or 'GGUF'} ({bits:.2f} bpw)", "bits_per_weight": bits}
+    if quant is not None:
+        data["scenario"]["quant"] = quant.model_dump()
         data["quant_id"] = None
     store.set_session(data, f"Import {entry.name}")
     return True

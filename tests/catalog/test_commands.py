@@ -137,3 +137,12 @@ def test_argparse_errors_are_one_line(capsys: pytest.CaptureFixture[str]) -> Non
     _one_line_error(code, err, "required")
     code, _, err = run(capsys, "catalog", "add")
     _one_line_error(code, err, "PATH")
+
+
+def test_inspect_moe_gguf_gives_both_precisions(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    w = write_gguf(tmp_path / "moe.gguf", arch="qwen3moe", name="Tiny MoE", experts=8, used=2)
+    code, out, _ = run(capsys, "inspect", str(w.path))
+    assert code == 0 and ": experts " in out and ", the rest " in out
+    code, out, _ = run(capsys, "inspect", str(w.path), "--json")
+    data = json.loads(out)
+    assert data["expert_bits_per_weight"] < data["bits_per_weight"] < data["dense_bits_per_weight"]

@@ -146,6 +146,28 @@ def test_moe(tmp_path: Path) -> None:
     assert e.active_params_b is not None
     assert e.active_params_b * 1e9 == pytest.approx(w.params - w.expert_params * 6 / 8)
     assert e.is_moe
+    # the experts (Q4_K gate/up, Q8_0 down) and the rest (F16 embeddings, Q8_0 attention, F32 norms and
+    # router) each at the bits of their own bytes; together they give back the file's average
+    assert m.expert_bits_per_weight is not None and m.dense_bits_per_weight is not None
+    assert 4.5 < m.expert_bits_per_weight < 8.5 < m.dense_bits_per_weight
+    rest = w.params - w.expert_params
+    assert (m.expert_bits_per_weight * w.expert_params + m.dense_bits_per_weight * rest) / 8 == \
+        pytest.approx(w.tensor_bytes)
+    q = m.quant()
+    assert (q.bits_per_weight, q.dense_bits_per_weight) == (m.expert_bits_per_weight, m.dense_bits_per_weight)
+    # the core's split of this entry (from its active count) is the file's own: bytes stored come out exact
+    from advisor.catalog.convert import to_model
+    from advisor.core.inputs import build_inputs
+    from advisor.core.scenario import Scenario, Workload
+
+    inp = build_inputs(Scenario(model=to_model(e), quant=q, workload=Workload(context=0)))
+    assert float(inp.dense_bytes) + float(inp.expert_bytes) == pytest.approx(w.tensor_bytes, rel=1e-6)
+
+
+def test_dense_file_has_no_split(tiny: Written) -> None:
+    m = import_gguf(tiny.path)
+    assert m.expert_bits_per_weight is None and m.dense_bits_per_weight is None
+    assert m.quant().bits_per_weight == pytest.approx(m.bits_per_weight) and m.quant().dense_bits_per_weight is None
 
 
 def test_per_layer_kv_heads_take_the_max(tmp_path: Path) -> None:

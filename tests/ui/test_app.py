@@ -108,3 +108,15 @@ def test_hover_in_the_shared_scene_reaches_only_the_plot_under_the_mouse(qtbot, 
     qtbot.waitUntil(params.readout.isVisible, timeout=2000)
     assert not batch.readout.isVisible()
     assert "B parameters" in params.readout.textItem.toPlainText()
+
+
+def test_import_moe_gguf_keeps_its_expert_and_other_bits(qtbot, tmp_path: Path, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    from tests.catalog.test_gguf_import import write_gguf
+
+    w = write_gguf(tmp_path / "moe.gguf", arch="qwen3moe", name="Tiny MoE", experts=8, used=2)
+    assert import_model_file(window, w.path)
+    q = window.store.session.scenario.quant
+    assert q.dense_bits_per_weight is not None and q.dense_bits_per_weight > q.bits_per_weight
+    assert window.store.session.quant_id is None and "bpw" in q.name
+    r = window.store.snapshot.result
+    assert r.weights_gb * 1e9 == pytest.approx(w.tensor_bytes, rel=1e-6)  # the file's bytes, not an average

@@ -62,6 +62,8 @@ FLAGS: tuple[Flag, ...] = (
          "KV cache bytes per token at f16, instead of the shape"),
     Flag("--max-context", "model", "max_context", int, "model's maximum context, tokens"),
     Flag("--bits", "quant", "bits_per_weight", float, "average bits per weight"),
+    Flag("--dense-bits", "quant", "dense_bits_per_weight", float,
+         "MoE models: bits per weight outside the experts (MXFP4 files: 8.5; default: as --bits)"),
     Flag("--context", "workload", "context", int, "tokens already in context during decode"),
     Flag("--prompt", "workload", "prompt_tokens", int, "prompt tokens to prefill"),
     Flag("--output", "workload", "output_tokens", int, "output tokens per response"),

@@ -60,3 +60,18 @@ def test_pooled_counts_every_usable_row_once_and_keeps_held_out_errors(data: Dat
     assert lo <= float(np.percentile(held_err, 90)) <= hi
     text = pooled_text([result], (lo, hi))
     assert "held-out rows alone" in text and f"{len(depth0):5d}" in text
+
+
+def test_out_of_sample_predictions_leave_every_row_out(data: DataSet) -> None:
+    """Held-out rows come from the given calibration, training rows from fits that never saw their fold:
+    so a training row's prediction differs from the committed fit's, a held-out row's does not."""
+    from advisor.core.calibration import CALIBRATION
+    from advisor.validation.out_of_sample import predictions
+
+    cases = list(data.cases)
+    oos = predictions(cases, CALIBRATION)
+    assert not np.isnan(oos).any()
+    held = np.array([c.held_out for c in cases])
+    committed = predict(cases)
+    assert np.allclose(oos[held], committed[held])
+    assert not np.allclose(oos[~held], committed[~held])

@@ -10,7 +10,10 @@ errors lean optimistic, while the held-out rows did not choose anything.
 A 90th percentile over a few dozen rows is about the fifth-worst row, and the rows of one
 configuration (tg512 … tg8192 of one machine and model) miss together. `p90_interval` says how much
 that matters: it resamples configurations with replacement and gives the 5th–95th percentile range
-of the p90 over the resamples."""
+of the p90 over the resamples.
+
+The same out-of-sample predictions set the bands the app draws (`shipped_fit`, what
+`benchmarks/validate.py --write` commits)."""
 
 from __future__ import annotations
 
@@ -21,8 +24,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from advisor.core.calibration import Calibration
-from advisor.validation.cv import GROUPS, CVResult, training_cases
+from advisor.validation.cv import GROUPS, CVResult, assign_folds, out_of_fold, training_cases
 from advisor.validation.data import Case, config_key
+from advisor.validation.fit import bands, fit
 from advisor.validation.predict import predict
 from advisor.validation.stats import ErrorStats, ape, groups
 
@@ -75,8 +79,6 @@ def pooled(cases: Sequence[Case], cv: CVResult, calibration: Calibration | None 
 def predictions(cases: Sequence[Case], calibration: Calibration, k: int = 5, seed: int = 0) -> NDArray[np.float64]:
     """Every case predicted out of sample, in the order given: a held-out row by `calibration` (the fit
     on all training rows), a training row by the cross-validation fit that left its fold out."""
-    from advisor.validation.cv import assign_folds, out_of_fold
-
     train_idx = [i for i, c in enumerate(cases) if not c.held_out]
     held_idx = [i for i, c in enumerate(cases) if c.held_out]
     train = [cases[i] for i in train_idx]
@@ -90,8 +92,6 @@ def shipped_fit(cases: Sequence[Case]) -> Calibration:
     """What `benchmarks/validate.py --write` commits: the fit on the training rows, with each group's band
     taken from out-of-sample predictions (`predictions`). In-sample residuals gave bands that held 71 %
     of the held-out rows where they claim 80 % (10th to 90th percentile)."""
-    from advisor.validation.fit import bands, fit
-
     cal = fit(cases).calibration
     measured = np.array([c.measured for c in cases], dtype=float)
     return bands(cases, measured, predictions(cases, cal), cal)

@@ -273,27 +273,27 @@ FLAT = Calibration(
 FITTED_TERMS: dict[tuple[HardwareClass, Engine], ClassTerms] = {
     (D, L): ClassTerms(
         DecodeTerms(eta=0.935, token_ms=1.73, kv_factor=0.872,
-                    dequant_flop=7.02, stream_ms=0.0,
-                    band=(0.839, 1.159)),
+                    dequant_flop=6.96, stream_ms=0.0,
+                    band=(0.838, 1.161)),
         PrefillTerms(eta=0.875, quant_factor=0.794, attn_factor=0.254, moe_factor=0.387),
         fitted=True, rows=105),
     (U, L): ClassTerms(
         DecodeTerms(eta=0.908, token_ms=2.99, kv_factor=1.15,
-                    dequant_flop=3.62, stream_ms=0.662,
-                    band=(0.814, 1.163)),
+                    dequant_flop=3.63, stream_ms=0.663,
+                    band=(0.815, 1.164)),
         PrefillTerms(eta=0.47, quant_factor=0.799, attn_factor=0.96, moe_factor=0.387),
         fitted=True, rows=90),
     (U, X): ClassTerms(
-        DecodeTerms(eta=0.984, token_ms=0.141, kv_factor=1.15,
-                    dequant_flop=3.62, stream_ms=0.662,
-                    band=(0.852, 1.166)),
+        DecodeTerms(eta=0.984, token_ms=0.139, kv_factor=1.15,
+                    dequant_flop=3.63, stream_ms=0.663,
+                    band=(0.853, 1.166)),
         PrefillTerms(eta=0.55, quant_factor=1.0, attn_factor=1.0, moe_factor=1.0),
         fitted=True, rows=10),
 }
 FITTED_HOST_ETA = 0.6
 FITTED_EXPERT_SPREAD = 0.722
 FITTED_UNFUSED_ATTN_ETA = 0.0132
-FITTED_MOE_TOKEN = 1.45
+FITTED_MOE_TOKEN = 1.47
 FITTED_ERA_TOKEN: dict[BuildEra, float] = {
     BuildEra.BEFORE_2024_05: 1.62,
     BuildEra.MAY_TO_DEC_2024: 1.21,

@@ -79,7 +79,7 @@ def _realistic_text(s: Scenario, inp: Inputs, out: Outputs, eta: float) -> str:
     dq = _f(out.t_dequant)
     if dq > 0:
         flop = _f(inp.dequant_flops) * hw.scaling_efficiency
-        parts.append(f"unpacking {num(weights / _f(inp.bytes_per_weight) / 1e9)} B quantized weights × "
+        parts.append(f"unpacking {num(_f(out.unpacked_weights) / 1e9)} B quantized weights × "
                      f"{num(flop)} FLOP ÷ {num(hw.fp16_tflops)} TFLOPS = {ms(dq)}")
     t_streams = _f(out.t_streams)
     if t_streams > 0:

@@ -225,4 +225,5 @@ def weight_bytes(terms: dict[str, Any], bytes_per_weight: Any, dense_bytes_per_w
     out["dense_bytes"] = terms["dense_params"] * dense_bpw
     out["expert_bytes"] = terms["expert_params"] * bytes_per_weight
     out["bytes_per_weight"] = bytes_per_weight
+    out["dense_bytes_per_weight"] = dense_bpw
     return out

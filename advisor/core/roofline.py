@@ -6,6 +6,7 @@ whole candidate list for the recommender) is one call. Bytes, seconds, FLOP and 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -57,6 +58,7 @@ class Inputs:
     cpu_moe_layers: Num = float("nan")
     # realistic-speed terms (advisor.core.calibration explains each; the defaults are the plain roofline)
     bytes_per_weight: Num = 2.0  # of the weights; below 2 (16 bits) they are quantized
+    dense_bytes_per_weight: Num = math.nan  # of an MoE model's non-expert weights; NaN: bytes_per_weight
     token_time: Num = 0.0  # s added to every decode step (launches, sync, sampling)
     moe_token_factor: Num = 1.0  # token_time's multiple for a mixture-of-experts model (router, expert kernels)
     kv_factor: Num = 1.0  # KV bytes in fast memory cost this many times their size
@@ -85,6 +87,7 @@ class Outputs:
     host_read: NDArray[np.float64]  # bytes read per step from host memory
     t_mem: NDArray[np.float64]  # s per step reading memory, realistic (η, KV factor, host η)
     t_dequant: NDArray[np.float64]  # s per step unpacking quantized weights
+    unpacked_weights: NDArray[np.float64]  # quantized weights read from fast memory per step
     t_streams: NDArray[np.float64]  # s per step for the streams beyond the first
     t_attn: NDArray[np.float64]  # s per step for attention without flash attention (0 when fused)
     t_token: NDArray[np.float64]  # s fixed per step
@@ -211,7 +214,12 @@ def solve(inp: Inputs) -> Outputs:
     flops = _a(inp.flops)
     bpw = _a(inp.bytes_per_weight)
     quantized = bpw < 1.99
-    t_dequant = np.where(quantized, fast_weights / bpw * _a(inp.dequant_flops) / flops, 0.0)
+    dense_bpw = _a(inp.dense_bytes_per_weight)
+    dense_bpw = np.where(np.isnan(dense_bpw), bpw, dense_bpw)
+    # each part counted at its own bytes per weight, unpacked only where it is quantized (below 16 bits)
+    unpacked = (np.where(dense_bpw < 1.99, (1 - dense_host) * _a(inp.dense_bytes) / dense_bpw, 0.0)
+                + np.where(quantized, (1 - expert_host) * expert_read / bpw, 0.0))
+    t_dequant = unpacked * _a(inp.dequant_flops) / flops
     # An MoE model's step also runs router, top-k and expert-gather kernels: moe_token_factor × t₀.
     t_token_dense = _a(inp.token_time) * np.ones_like(t_mem)
     t_token = t_token_dense * np.where(_a(inp.expert_bytes) > 0, _a(inp.moe_token_factor), 1.0)
@@ -285,6 +293,7 @@ def solve(inp: Inputs) -> Outputs:
         host_read=host_read,
         t_mem=t_mem,
         t_dequant=t_dequant,
+        unpacked_weights=unpacked * np.ones_like(t_mem),
         t_streams=t_streams * np.ones_like(t_mem),
         t_attn=t_attn,
         t_token=t_token,

@@ -78,3 +78,15 @@ def test_validation_rows_keep_the_files_printed_average() -> None:
         stored_bits = dense * 8.5 + experts * q.bits_per_weight
         assert stored_bits == pytest.approx(c.row.bits_per_weight * (dense + experts), rel=1e-9)
         assert q.bits_per_weight < c.row.bits_per_weight
+
+
+def test_unpacking_counts_each_part_at_its_own_bytes() -> None:
+    """gpt-oss-20b reads 3.61 B weights a token: that many are unpacked, whatever their two precisions."""
+    from advisor.core.roofline import solve
+
+    out = solve(build_inputs(_scenario(GPT_OSS, MXFP4)))
+    assert float(out.unpacked_weights) == pytest.approx(GPT_OSS.active_b * 1e9, rel=1e-6)
+    llama = to_model(CAT.models["llama-3.1-8b"])
+    assert float(solve(build_inputs(_scenario(llama, MXFP4))).unpacked_weights) == pytest.approx(8.03e9, rel=1e-3)
+    f16 = Quant(bits_per_weight=16.0)
+    assert float(solve(build_inputs(_scenario(llama, f16))).unpacked_weights) == 0.0  # nothing to unpack

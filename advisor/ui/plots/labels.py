@@ -120,8 +120,14 @@ class Labels(ViewOverlay):
         if self._placed is not None and self._placed[0] == key:
             return self._placed[1]
         taken = [box for other in self.avoid for _, box in other.rects(to_device)]
+        view = self.viewRect()
+        right = to_device.mapRect(view).right() if view is not None else float("inf")
         placed: list[tuple[Label, Box]] = []
         for lab, box in sorted(self.rects(to_device), key=lambda lb: lb[0].optional):  # must-show ones first
+            if box.x + box.w > right:  # would be cut off at the plot's right edge
+                if lab.optional:
+                    continue  # a name cut mid-word reads worse than none (hovering a point names it)
+                box = box._replace(x=box.x + lab.anchor[0] * box.w - box.w)  # left of its point instead
             if lab.optional and any(box.overlaps(other) for other in taken):
                 continue
             placed.append((lab, box))

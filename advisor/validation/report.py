@@ -7,6 +7,7 @@ from dataclasses import asdict
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from advisor.core.calibration import CALIBRATION, FLAT, Calibration
 from advisor.core.inputs import backend_in_use
@@ -73,6 +74,7 @@ def build_report(data: DataSet, calibration: Calibration | None = None, baseline
     ]
     held_rows = group_table(cases, preds, held)
     return {
+        "band_coverage": band_coverage(cases, preds["fitted"], held, cal),
         "data": {
             "rows": data.rows,
             "usable": len(cases),
@@ -94,6 +96,16 @@ def build_report(data: DataSet, calibration: Calibration | None = None, baseline
         "worst_held_out": worst_rows,
         "calibration": calibration_dict(cal),
     }
+
+
+def band_coverage(cases: Sequence[Case], predicted: NDArray[np.float64], held: NDArray[np.bool_],
+                  cal: Calibration) -> dict[str, Any]:
+    """How many held-out decode rows measure inside the band their class and engine carry (it claims the
+    10th to 90th percentile, so 80 % of rows that were not used to set it)."""
+    inside = [lo <= c.measured / p <= hi for c, p, h in zip(cases, predicted, held, strict=True)
+              if h and c.test == "tg" and p > 0 for lo, hi in [cal.get(c.hw_class, c.engine).decode.band]]
+    pct = round(100.0 * sum(inside) / len(inside), 1) if inside else None
+    return {"held_out_decode_rows": len(inside), "inside_pct": pct, "nominal_pct": 80.0}
 
 
 def excluded_rows(data: DataSet, cal: Calibration, baseline: Calibration) -> list[dict[str, Any]]:
@@ -150,6 +162,11 @@ def report_text(report: dict[str, Any]) -> str:
         lines += [head, f"{'':9}{'':28}{'':>5}   {'median':>7} {'p90':>7}   {'median':>7} {'p90':>7}"]
         for r in report[key]:
             lines.append(f"{r['test']:9}{r['group']:28}{r['n']:5d}   {_cell(r['flat'])}   {_cell(r['fitted'])}")
+    cov = report.get("band_coverage") or {}
+    if cov.get("inside_pct") is not None:
+        lines += ["", f"Band: {cov['inside_pct']:.1f} % of the {cov['held_out_decode_rows']} held-out decode rows "
+                      f"measure inside the band the app draws for them (it claims {cov['nominal_pct']:.0f} %: "
+                      "the 10th to 90th percentile)."]
     lines += ["", "Targets (held-out, fitted):"]
     for t in report["targets"]:
         goal = f"median ≤ {t['median_pct']:g} %" + (f", p90 ≤ {t['p90_pct']:g} %" if t["p90_pct"] else "")

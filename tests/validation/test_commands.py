@@ -183,3 +183,30 @@ def test_backend_flag(capsys: pytest.CaptureFixture[str]) -> None:
     assert vulkan["prefill_tok_s"] != pytest.approx(default["prefill_tok_s"])
     assert main([*base, "--backend", "glide"]) == 2
     assert "--backend" in capsys.readouterr().err
+
+
+def test_validate_reports_how_often_the_band_holds(capsys: pytest.CaptureFixture[str]) -> None:
+    from dataclasses import replace
+
+    from advisor.catalog.loader import shipped_catalog
+    from advisor.core.calibration import CALIBRATION
+    from advisor.validation.data import load_dataset
+    from advisor.validation.predict import predict
+    from advisor.validation.report import band_coverage
+
+    assert main(["validate", "--json"]) == 0
+    cov = json.loads(capsys.readouterr().out)["band_coverage"]
+    cases = load_dataset(shipped_catalog()).cases
+    held = np.array([c.held_out for c in cases])
+    assert cov["held_out_decode_rows"] == sum(c.held_out and c.test == "tg" for c in cases)
+    assert cov["nominal_pct"] == 80.0 and 50 < cov["inside_pct"] < 100
+    # a band as wide as anything holds every row; a band of one point holds none
+    pred = predict(list(cases))
+    wide = replace(CALIBRATION, terms={g: replace(t, decode=replace(t.decode, band=(0.0, 1e9)))
+                                       for g, t in CALIBRATION.terms.items()})
+    assert band_coverage(list(cases), pred, held, wide)["inside_pct"] == 100.0
+    point = replace(CALIBRATION, terms={g: replace(t, decode=replace(t.decode, band=(2.0, 2.0)))
+                                        for g, t in CALIBRATION.terms.items()})
+    assert band_coverage(list(cases), pred, held, point)["inside_pct"] == 0.0
+    assert main(["validate"]) == 0
+    assert "held-out decode rows measure inside the band" in capsys.readouterr().out

@@ -101,6 +101,8 @@ class HeldOutFigure(Frozen):
     p90_pct: float = Field(ge=0)
     target_median_pct: float | None = None
     target_p90_pct: float | None = None
+    # decode rows only: the share that measured inside the band the app draws (which claims 80 %)
+    inside_band_pct: float | None = Field(None, ge=0, le=100)
 
     def met(self) -> bool | None:
         """Whether the issue's target holds (None: no target for this group)."""

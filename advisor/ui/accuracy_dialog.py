@@ -42,9 +42,13 @@ def held_out_html(figures: Sequence[HeldOutFigure]) -> str:
         rows.append(f"<tr><td>{escape(f.test)}, {escape(f.group)}</td><td align='right'>{f.n}</td>"
                     f"<td align='right'>{f.median_pct:.1f} %</td><td align='right'>{f.p90_pct:.1f} %</td>"
                     f"<td>{target}</td><td>{met}</td></tr>")
+    band = next((f for f in figures if f.inside_band_pct is not None), None)
+    band_text = ("" if band is None else
+                 f"The band drawn around each estimate held {band.inside_band_pct:.1f} % of these {band.n} decode "
+                 "rows (it claims 80 %: the 10th to 90th percentile).")
     return ("<b>On rows the fit never saw</b> (held out; absolute error, median and 90th percentile):"
             "<table cellpadding='3'><tr><th align='left'>rows</th><th>n</th><th>median</th><th>p90</th>"
-            "<th>target</th><th></th></tr>" + "".join(rows) + "</table>")
+            "<th>target</th><th></th></tr>" + "".join(rows) + "</table>" + band_text)
 
 
 def terms_html(cal: Calibration = CALIBRATION) -> str:

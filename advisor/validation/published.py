@@ -58,9 +58,10 @@ def held_out_summary(data: DataSet, calibration: Calibration | None = None) -> l
         if row is None or row["fitted"]["median_pct"] is None:
             continue
         target = TARGETS.get((test, group), (None, None))
+        band = report["band_coverage"]["inside_pct"] if (test, group) == ("decode", "all") else None
         out.append(HeldOutFigure(test=test, group=group, n=row["n"], median_pct=row["fitted"]["median_pct"],
                                  p90_pct=row["fitted"]["p90_pct"], target_median_pct=target[0],
-                                 target_p90_pct=target[1]))
+                                 target_p90_pct=target[1], inside_band_pct=band))
     return out
 
 

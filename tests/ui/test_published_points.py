@@ -121,6 +121,10 @@ def test_help_menu_shows_every_machines_record(qtbot, window: MainWindow) -> Non
     assert f"<td>decode, depth 0</td><td align='right'>{depth0.n}</td>" in held
     assert f"{depth0.p90_pct:.1f} %</td><td>≤ 8 / ≤ 20</td><td><b>not met</b>" in held
     assert held.count("<td>met</td>") == 5
+    # and how often the band held on those rows (from validate's band coverage)
+    all_decode = next(f for f in window.store.catalog.held_out if (f.test, f.group) == ("decode", "all"))
+    assert all_decode.inside_band_pct is not None and 50 < all_decode.inside_band_pct < 100
+    assert f"held {all_decode.inside_band_pct:.1f} % of these {all_decode.n} decode rows (it claims 80 %" in held
     dialog.close()
 
 

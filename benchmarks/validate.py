@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 0
     result = fit(data.cases)
-    cal = shipped_fit(data.cases) if args.write else result.calibration  # with out-of-sample bands
+    cal = shipped_fit(data.cases, result.calibration) if args.write else result.calibration  # out-of-sample bands
     notes = (
         f"fitted on {result.decode_rows} decode + {result.prefill_rows} prefill rows, the training part of "
         f"the {len(data.cases)} usable measurements ({len(data.excluded)} rows marked excluded in the file "

@@ -42,6 +42,12 @@ Decode, one step (B streams):
   in three rows moves only part of the way.
   CUDA is the reference (1.0). A scenario without a backend uses the usual one for its hardware
   (`default_backend`: NVIDIA → CUDA, AMD → ROCm, Apple → Metal, Intel → SYCL, CPU only → CPU).
+- machine (`machines`, by catalog hardware name): a catalog machine with published runs among the
+  training rows gets its own factor on η, the share of its class's realized bandwidth this chip
+  and its memory system deliver (the M1 Max streams less of its 400 GB/s than the M3 Max does of the
+  same figure). Each is pulled toward 1 as if by MACHINE_PRIOR_ROWS extra rows at 1.0
+  (advisor.validation.fit), so a machine seen in two runs moves a fifth of the way its runs point.
+  Machines without published runs, and custom hardware, use 1.0.
 
 Prefill: prompt × (2·N + α·attention FLOP) ÷ (F · η_c · q · m), plus offloaded weights crossing
 the host link once per 512-token micro-batch:
@@ -205,6 +211,15 @@ NO_BACKEND_TERMS = BackendTerms()
 
 
 @dataclass(frozen=True)
+class MachineTerms:
+    decode: float = 1.0  # multiplies the decode η of this one machine
+    rows: int = 0  # training decode measurements on it
+
+
+NO_MACHINE_TERMS = MachineTerms()
+
+
+@dataclass(frozen=True)
 class Calibration:
     terms: dict[tuple[HardwareClass, Engine], ClassTerms]
     host_eta: float = 0.60
@@ -219,6 +234,8 @@ class Calibration:
     # t₀ of a mixture-of-experts model = moe_token × t₀: each layer also runs the router, its top-k and
     # the expert gather, kernels a dense layer does not have (llama.cpp; 1.0: not modelled).
     moe_token: float = 1.0
+    # catalog machines' own factors, by hardware name; absent: 1.0
+    machines: dict[str, MachineTerms] = field(default_factory=dict)
 
     def get(self, kind: HardwareClass, engine: Engine) -> ClassTerms:
         return self.terms[(kind, engine)]
@@ -235,6 +252,10 @@ class Calibration:
         if engine is not Engine.LLAMA_CPP or era is None:
             return 1.0
         return self.era_token.get(era, 1.0)
+
+    def machine(self, name: str) -> MachineTerms:
+        """The machine's own factor (1.0 for machines without published runs and custom hardware)."""
+        return self.machines.get(name, NO_MACHINE_TERMS)
 
     def moe_factor(self, engine: Engine, moe: bool) -> float:
         """Factor on t₀ for a mixture-of-experts model under llama.cpp (1.0 for dense models and other
@@ -272,36 +293,56 @@ FLAT = Calibration(
 # --- FITTED: begin (written by benchmarks/validate.py --write; edit there, not here) ---------------
 FITTED_TERMS: dict[tuple[HardwareClass, Engine], ClassTerms] = {
     (D, L): ClassTerms(
-        DecodeTerms(eta=0.935, token_ms=1.73, kv_factor=0.872,
-                    dequant_flop=6.96, stream_ms=0.0,
-                    band=(0.838, 1.161)),
+        DecodeTerms(eta=0.95, token_ms=1.77, kv_factor=0.916,
+                    dequant_flop=7.13, stream_ms=0.0,
+                    band=(0.839, 1.161)),
         PrefillTerms(eta=0.875, quant_factor=0.794, attn_factor=0.254, moe_factor=0.387),
         fitted=True, rows=105),
     (U, L): ClassTerms(
-        DecodeTerms(eta=0.908, token_ms=2.99, kv_factor=1.15,
-                    dequant_flop=3.63, stream_ms=0.663,
-                    band=(0.815, 1.164)),
+        DecodeTerms(eta=0.91, token_ms=3.07, kv_factor=1.19,
+                    dequant_flop=3.72, stream_ms=0.66,
+                    band=(0.806, 1.154)),
         PrefillTerms(eta=0.47, quant_factor=0.799, attn_factor=0.96, moe_factor=0.387),
         fitted=True, rows=90),
     (U, X): ClassTerms(
-        DecodeTerms(eta=0.984, token_ms=0.139, kv_factor=1.15,
-                    dequant_flop=3.63, stream_ms=0.663,
-                    band=(0.853, 1.166)),
+        DecodeTerms(eta=0.985, token_ms=0.135, kv_factor=1.19,
+                    dequant_flop=3.72, stream_ms=0.66,
+                    band=(0.851, 1.155)),
         PrefillTerms(eta=0.55, quant_factor=1.0, attn_factor=1.0, moe_factor=1.0),
         fitted=True, rows=10),
 }
 FITTED_HOST_ETA = 0.6
-FITTED_EXPERT_SPREAD = 0.722
-FITTED_UNFUSED_ATTN_ETA = 0.0132
-FITTED_MOE_TOKEN = 1.47
+FITTED_EXPERT_SPREAD = 0.728
+FITTED_UNFUSED_ATTN_ETA = 0.0138
+FITTED_MOE_TOKEN = 1.46
 FITTED_ERA_TOKEN: dict[BuildEra, float] = {
-    BuildEra.BEFORE_2024_05: 1.62,
-    BuildEra.MAY_TO_DEC_2024: 1.21,
+    BuildEra.BEFORE_2024_05: 1.58,
+    BuildEra.MAY_TO_DEC_2024: 1.19,
 }
 FITTED_BACKENDS: dict[Backend, BackendTerms] = {
-    Backend.METAL: BackendTerms(decode=0.981, prefill=1.55, rows=66),
-    Backend.ROCM: BackendTerms(decode=0.95, prefill=0.868, rows=8),
-    Backend.VULKAN: BackendTerms(decode=0.993, prefill=0.634, rows=60),
+    Backend.METAL: BackendTerms(decode=0.991, prefill=1.55, rows=66),
+    Backend.ROCM: BackendTerms(decode=0.953, prefill=0.868, rows=8),
+    Backend.VULKAN: BackendTerms(decode=0.996, prefill=0.634, rows=60),
+}
+FITTED_MACHINES: dict[str, MachineTerms] = {
+    "AMD Radeon RX 7900 XTX": MachineTerms(decode=0.992, rows=1),
+    "AMD Radeon RX 9070 XT": MachineTerms(decode=1.03, rows=3),
+    "AMD Ryzen AI Max+ 395 (Strix Halo) 128 GB": MachineTerms(decode=0.991, rows=12),
+    "Apple M1 Max (32-core GPU), 64 GB": MachineTerms(decode=0.959, rows=8),
+    "Apple M1 Pro (16-core GPU), 32 GB": MachineTerms(decode=1.01, rows=2),
+    "Apple M1 Ultra (64-core GPU), 128 GB": MachineTerms(decode=1.0, rows=1),
+    "Apple M2 Ultra (76-core GPU), 192 GB": MachineTerms(decode=0.98, rows=12),
+    "Apple M3 Ultra (80-core GPU), 512 GB": MachineTerms(decode=1.0, rows=1),
+    "Apple M4 Max (40-core GPU), 128 GB": MachineTerms(decode=1.0, rows=4),
+    "Apple M4 Pro (20-core GPU), 64 GB": MachineTerms(decode=1.0, rows=7),
+    "Intel Arc B580": MachineTerms(decode=0.987, rows=1),
+    "NVIDIA DGX Spark (GB10, 128 GB)": MachineTerms(decode=1.01, rows=45),
+    "NVIDIA GeForce RTX 3060 12 GB": MachineTerms(decode=1.01, rows=1),
+    "NVIDIA GeForce RTX 3080 10 GB": MachineTerms(decode=1.03, rows=4),
+    "NVIDIA GeForce RTX 3090": MachineTerms(decode=0.964, rows=28),
+    "NVIDIA GeForce RTX 4090": MachineTerms(decode=0.992, rows=30),
+    "NVIDIA GeForce RTX 5090": MachineTerms(decode=0.992, rows=5),
+    "NVIDIA RTX PRO 6000 Blackwell Workstation Edition": MachineTerms(decode=1.01, rows=5),
 }
 FITTED_NOTES: tuple[str, ...] = (
     "fitted on 208 decode + 154 prefill rows, the training part of the 514 usable measurements "
@@ -311,6 +352,8 @@ FITTED_NOTES: tuple[str, ...] = (
     "bands: 10th/90th percentile of measured ÷ predicted decode over the usable rows of the "
     "group (of its class when the group has fewer than 30), each row predicted out of sample "
     "(held out: this fit; training rows: 5-fold cross-validation, seed 0)",
+    "machine factors: a catalog machine's training decode rows, pulled toward 1 as if by 8 "
+    "extra rows at 1.0",
     "t₀ (token_ms) is a current llama.cpp build's (2025 onward); rows from older builds were "
     "fitted with FITTED_ERA_TOKEN × t₀ (the file's build_date; undated rows count as current)",
 )
@@ -326,6 +369,7 @@ CALIBRATION = Calibration(
     unfused_attn_eta=FITTED_UNFUSED_ATTN_ETA,
     era_token=FITTED_ERA_TOKEN,
     moe_token=FITTED_MOE_TOKEN,
+    machines=FITTED_MACHINES,
 )
 
 

@@ -9,7 +9,15 @@ import numpy as np
 from advisor.core.calibration import BACKEND_LABELS
 from advisor.core.feel import FEEL_TEXT, feel
 from advisor.core.fmt import num
-from advisor.core.inputs import backend_in_use, backend_terms, build_inputs, decode_band, decode_eta, realistic_band
+from advisor.core.inputs import (
+    backend_in_use,
+    backend_terms,
+    build_inputs,
+    decode_band,
+    decode_eta,
+    machine_terms,
+    realistic_band,
+)
 from advisor.core.result import Result, Step
 from advisor.core.roofline import Inputs, Outputs, attention_flops, solve
 from advisor.core.scenario import Scenario
@@ -46,6 +54,17 @@ def _backend_factor(s: Scenario, part: str) -> tuple[float, str] | None:
     return factor, f" × {factor:.2f} {BACKEND_LABELS[backend_in_use(s)]}"
 
 
+def _machine_factor(s: Scenario) -> tuple[float, str] | None:
+    """(factor, "× 0.95 this machine's published runs") when published runs on this catalog machine were
+    fitted (and no explicit η replaces the fitted one)."""
+    if s.workload.efficiency is not None:
+        return None
+    mt = machine_terms(s)
+    if mt.decode == 1.0:
+        return None
+    return mt.decode, f" × {mt.decode:.2f} this machine ({mt.rows} published run{'s' if mt.rows != 1 else ''})"
+
+
 def _realistic_text(s: Scenario, inp: Inputs, out: Outputs, eta: float) -> str:
     """The realistic decode step, term by term, adding up to the tok/s shown."""
     hw = s.hardware
@@ -58,8 +77,10 @@ def _realistic_text(s: Scenario, inp: Inputs, out: Outputs, eta: float) -> str:
     weights = _f(out.fast_read) - kv
     eta_text = f"η {eta:.2f}"
     backend = _backend_factor(s, "decode")
-    if backend is not None:  # the class's η × the backend's factor
-        eta_text = f"η {eta / backend[0]:.2f}{backend[1]}"
+    machine = _machine_factor(s)
+    if backend is not None or machine is not None:  # the class's η × the backend's and the machine's factors
+        class_eta = eta / (backend[0] if backend else 1.0) / (machine[0] if machine else 1.0)
+        eta_text = f"η {class_eta:.2f}{backend[1] if backend else ''}{machine[1] if machine else ''}"
     if hw.scaling_efficiency < 1:
         eta_text += f" × {hw.scaling_efficiency:.2f} multi-device scaling"
     parts = []

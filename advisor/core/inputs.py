@@ -13,6 +13,7 @@ from advisor.core.calibration import (
     BackendTerms,
     Calibration,
     ClassTerms,
+    MachineTerms,
     resolve_backend,
     terms_for,
 )
@@ -59,14 +60,19 @@ def backend_terms(scenario: Scenario, calibration: Calibration | None = None) ->
     return (calibration or CALIBRATION).backend(scenario.workload.engine, backend_in_use(scenario))
 
 
+def machine_terms(scenario: Scenario, calibration: Calibration | None = None) -> MachineTerms:
+    """The machine's own fitted factor (1.0 unless published runs on this catalog machine were fitted)."""
+    return (calibration or CALIBRATION).machine(scenario.hardware.name)
+
+
 def decode_eta(scenario: Scenario, calibration: Calibration | None = None) -> float:
     """The decode η in use: the user's, or the fitted one for the hardware class and engine times the
-    backend's factor."""
+    backend's factor and the machine's."""
     w = scenario.workload
     if w.efficiency is not None:
         return w.efficiency
     return (terms_for(scenario.hardware.kind, w.engine, calibration).decode.eta
-            * backend_terms(scenario, calibration).decode)
+            * backend_terms(scenario, calibration).decode * machine_terms(scenario, calibration).decode)
 
 
 def compute_eta(scenario: Scenario, calibration: Calibration | None = None) -> float:

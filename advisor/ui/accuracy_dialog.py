@@ -25,9 +25,11 @@ from advisor.core.published import HeldOutFigure, all_records
 INTRO = ("Each realistic figure comes from a model fitted to published llama-bench, MLX and vLLM runs. "
          "Below, per catalog machine, how the runs published on it compare with the model's figure for "
          "each run (same context, backend, flash-attention setting and build): above 1, the machine ran "
-         "faster than the model says. The full validation, held-out rows apart, is "
+         "faster than the model says. A machine's own factor is what its runs among the fit's training rows "
+         "say about its memory system beyond its class and backend (1 where none were fitted); the model's "
+         "figure includes it. The full validation, held-out rows apart, is "
          "<code>python -m advisor.cli validate</code>.")
-COLUMNS = ("Machine", "Engine", "Runs", "Models", "Measured ÷ model (median)", "Lowest", "Highest")
+COLUMNS = ("Machine", "Engine", "Runs", "Models", "Measured ÷ model (median)", "Lowest", "Highest", "Own factor on η")
 
 
 def held_out_html(figures: Sequence[HeldOutFigure]) -> str:
@@ -102,6 +104,8 @@ class AccuracyDialog(QDialog):
                      QTableWidgetItem(e.engine.value), SortItem(str(rec.runs), rec.runs),
                      SortItem(str(rec.models), rec.models)]
             items += [SortItem(f"{v:.2f}", v) for v in (rec.median, rec.low, rec.high)]
+            fitted = CALIBRATION.machines.get(name)  # none: no training runs on it, η is its class's
+            items.append(SortItem(f"{fitted.decode:.3f}", fitted.decode) if fitted else SortItem("—", 1.0))
             for c, item in enumerate(items):
                 self.table.setItem(r, c, item)
         head = self.table.horizontalHeader()

@@ -21,7 +21,13 @@ Build eras (calibration.BuildEra, from a row's `build_date`): llama.cpp rows fro
 than the current one get a factor on t₀ (the fixed time per token: kernel launches and
 synchronization, which older builds paid more of), with the weak pull toward 1 that t₀ itself has
 (ERA_PRIOR_ROWS). t₀ is then the current era's, the one the app uses; rows whose source does not
-date the build count as current."""
+date the build count as current.
+
+Machines: each catalog machine with training decode rows gets a factor on η (MACHINE_PRIOR_ROWS
+pseudo-rows at 1.0 behind it), what published runs say about that one chip's memory system beyond its
+class and backend. Held-out configurations on the same machine (another model, another quant) then
+test whether it carries over, which is what a user asking about a new model on a machine with
+published runs gets."""
 
 from __future__ import annotations
 
@@ -41,6 +47,7 @@ from advisor.core.calibration import (
     Calibration,
     ClassTerms,
     DecodeTerms,
+    MachineTerms,
     PrefillTerms,
 )
 from advisor.core.efficiency import Engine
@@ -61,6 +68,10 @@ BACKEND_PRIOR_ROWS = 4.0  # pseudo-rows at factor 1.0 behind every backend facto
 # backend's factor on η does, and BACKEND_PRIOR_ROWS pseudo-rows on it held it at 1.01-1.03 (the
 # unshrunk fit: 1.93 and 1.43; docs/accuracy.md).
 ERA_PRIOR_ROWS = 0.0
+# pseudo-rows at factor 1.0 behind every machine's own factor. Cross-validated on the training rows
+# (docs/accuracy.md): 2 and 4 fit the held-out machines' other runs closer but let a machine's one
+# configuration (tg512 ... tg8192 of one model) set it; 8 keeps the gain on all decode rows.
+MACHINE_PRIOR_ROWS = 8.0
 REFERENCE_BACKEND = Backend.CUDA  # its factors stay 1.0: the class η is CUDA's
 
 Group = tuple[HardwareClass, Engine]
@@ -79,6 +90,7 @@ class Param:
     prior_rows: float = 0.0  # > 0: pulled toward `default` like this many rows measured there (same loss)
     backend: Backend | None = None  # for "backend.decode" / "backend.prefill"
     era: BuildEra | None = None  # for "era_token"
+    machine: str | None = None  # for "machine": the catalog hardware name
 
     def value(self, x: float) -> float:
         if self.transform == "share":
@@ -184,9 +196,23 @@ def decode_params(train: Sequence[Case], base: Calibration, min_rows: int = MIN_
         params.append(Param("unfused_attn_eta", "unfused_attn_eta", (), "positive", 0.02, 1e-3, 1.0))
     params += backend_params([c for c in tg if _group(c) in fitted], "decode")  # a flat group takes no factor
     params += era_params(tg)
+    params += machine_params([c for c in tg if _group(c) in fitted])
     if sum(c.moe and c.engine is Engine.LLAMA_CPP for c in tg if _group(c) in fitted) >= min_rows:
         params.append(Param("moe_token", "moe_token", (), "positive", 1.0, 0.2, 10.0))
     return params
+
+
+def machine_key(c: Case) -> str | None:
+    """The catalog machine a row ran on (its hardware name), None for machines only the validation
+    knows (hardware_specs.csv lines): the app can only apply a factor to a machine a user can pick."""
+    return c.scenario.hardware.name if c.row.hardware_id else None
+
+
+def machine_params(rows: Sequence[Case]) -> list[Param]:
+    """One factor on η per catalog machine the rows ran on, shrunk toward 1."""
+    seen = sorted({k for c in rows if (k := machine_key(c)) is not None})
+    return [Param(f"machine_eta[{k}]", "machine", (), "positive", 1.0, 0.3, 2.0,
+                  prior_rows=MACHINE_PRIOR_ROWS, machine=k) for k in seen]
 
 
 def era_params(rows: Sequence[Case]) -> list[Param]:
@@ -243,6 +269,7 @@ def apply_params(base: Calibration, params: Sequence[Param], x: NDArray[np.float
     eras = dict(base.era_token)
     host_eta, spread, attn_eta = base.host_eta, base.expert_spread, base.unfused_attn_eta
     moe_token = base.moe_token
+    machines = dict(base.machines)
     for p, xi in zip(params, x, strict=True):
         v = p.value(float(xi))
         if p.term.startswith("backend.") and p.backend is not None:
@@ -261,6 +288,9 @@ def apply_params(base: Calibration, params: Sequence[Param], x: NDArray[np.float
         if p.term == "unfused_attn_eta":
             attn_eta = v
             continue
+        if p.term == "machine" and p.machine is not None:
+            machines[p.machine] = MachineTerms(decode=v)
+            continue
         if p.term == "moe_token":
             moe_token = v
             continue
@@ -272,7 +302,8 @@ def apply_params(base: Calibration, params: Sequence[Param], x: NDArray[np.float
             else:
                 terms[g] = replace(t, prefill=replace(t.prefill, **{attr: v}), fitted=True)
     return replace(base, terms=terms, host_eta=host_eta, expert_spread=spread, backends=backends,
-                   unfused_attn_eta=attn_eta, era_token=eras, moe_token=moe_token)
+                   unfused_attn_eta=attn_eta, era_token=eras, moe_token=moe_token,
+                   machines=machines)
 
 
 def _field_arrays(cases: Sequence[Case], cal: Calibration) -> dict[str, Any]:
@@ -285,8 +316,9 @@ def _field_arrays(cases: Sequence[Case], cal: Calibration) -> dict[str, Any]:
     speedup = np.array([c.scenario.hardware.speedup for c in cases], dtype=float)
     bt = [cal.backend(c.engine, b) if (b := _backend(c)) is not None else BackendTerms() for c in cases]
     era = np.array([cal.token_factor(c.engine, c.era) for c in cases], dtype=float)
+    machine = np.array([cal.machine(c.scenario.hardware.name).decode for c in cases], dtype=float)
     fields = calibrated_fields(
-        a(lambda t: t.decode.eta), a(lambda t: t.prefill.eta), scaling, speedup,
+        a(lambda t: t.decode.eta) * machine, a(lambda t: t.prefill.eta), scaling, speedup,
         token_ms=a(lambda t: t.decode.token_ms) * era, kv_factor=a(lambda t: t.decode.kv_factor),
         dequant_flop=a(lambda t: t.decode.dequant_flop),
         stream_ms=a(lambda t: t.decode.stream_ms),
@@ -379,7 +411,9 @@ def fit(cases: Sequence[Case], measured: NDArray[np.float64] | None = None, base
     cal = replace(cal, terms={g: (replace(t, rows=counts[g]) if t.fitted else t) for g, t in cal.terms.items()})
     cal = replace(cal, backends={b: replace(t, rows=sum(1 for c in tr if _backend(c) is b))
                                  for b, t in sorted(cal.backends.items())},
-                  era_token=dict(sorted(cal.era_token.items(), key=lambda kv: list(BuildEra).index(kv[0]))))
+                  era_token=dict(sorted(cal.era_token.items(), key=lambda kv: list(BuildEra).index(kv[0]))),
+                  machines={k: replace(t, rows=sum(1 for c in tr if c.test == "tg" and machine_key(c) == k))
+                            for k, t in sorted(cal.machines.items())})
     everything = case_inputs(cases, base)
     cal = bands(cases, meas, predict_with(cases, everything, cal), cal, min_rows)
     values = _values(cal, base)
@@ -414,7 +448,8 @@ def _tidy(cal: Calibration) -> Calibration:
                    expert_spread=float(f"{cal.expert_spread:.3g}"), backends=backends,
                    unfused_attn_eta=float(f"{cal.unfused_attn_eta:.3g}"),
                    era_token={e: float(f"{v:.3g}") for e, v in cal.era_token.items()},
-                   moe_token=float(f"{cal.moe_token:.3g}"))
+                   moe_token=float(f"{cal.moe_token:.3g}"),
+                   machines={k: replace(t, decode=float(f"{t.decode:.3g}")) for k, t in cal.machines.items()})
 
 
 def _values(cal: Calibration, base: Calibration) -> dict[str, float]:
@@ -422,6 +457,8 @@ def _values(cal: Calibration, base: Calibration) -> dict[str, float]:
                              "unfused_attn_eta": cal.unfused_attn_eta, "moe_token": cal.moe_token}
     for e, v in cal.era_token.items():
         out[f"era_token[{e.value}]"] = v
+    for m, mt in cal.machines.items():
+        out[f"machine.decode[{m}]"] = mt.decode
     for b, bt in cal.backends.items():
         out[f"backend.decode[{b.value}]"] = bt.decode
         out[f"backend.prefill[{b.value}]"] = bt.prefill

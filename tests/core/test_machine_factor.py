@@ -1,0 +1,67 @@
+"""A catalog machine's own fitted factor on η: applied by name, off for custom hardware and explicit η."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from advisor.catalog.convert import to_hardware
+from advisor.catalog.loader import shipped_catalog
+from advisor.core.calibration import CALIBRATION, MachineTerms
+from advisor.core.evaluate import evaluate
+from advisor.core.inputs import backend_terms, decode_eta, machine_terms, terms_for
+from advisor.core.model import ModelArch
+from advisor.core.quant import Quant
+from advisor.core.scenario import Scenario, Workload
+
+M8 = ModelArch(name="8B", total_params_b=8.03, layers=32, heads=32, kv_heads=8, head_dim=128)
+Q4 = Quant(bits_per_weight=4.89)
+NAME = "NVIDIA GeForce RTX 3090"
+
+
+@pytest.fixture(scope="module")
+def rtx3090() -> Scenario:
+    hw = to_hardware(shipped_catalog().hardware["rtx-3090"])
+    assert hw.name == NAME
+    return Scenario(hardware=hw, model=M8, quant=Q4)
+
+
+def test_every_fitted_machine_is_a_catalog_machine() -> None:
+    names = {e.name for e in shipped_catalog().hardware.values()}
+    assert CALIBRATION.machines and set(CALIBRATION.machines) <= names
+    for mt in CALIBRATION.machines.values():
+        assert 0.5 < mt.decode < 1.5 and mt.rows >= 1
+
+
+def test_the_factor_multiplies_the_class_and_backend_eta(rtx3090: Scenario) -> None:
+    s = rtx3090
+    own = CALIBRATION.machine(NAME)
+    assert own.decode != 1.0 and own.rows > 10
+    klass = terms_for(s.hardware.kind, s.workload.engine).decode.eta * backend_terms(s).decode
+    assert decode_eta(s) == pytest.approx(klass * own.decode, rel=1e-12)
+    # the same machine under another name is custom hardware: no published runs, no factor
+    custom = s.model_copy(update={"hardware": s.hardware.model_copy(update={"name": "My 3090"})})
+    assert machine_terms(custom) == MachineTerms()
+    assert decode_eta(custom) == pytest.approx(klass, rel=1e-12)
+    # a lower η is a slower realistic figure
+    assert evaluate(s, explain=False).decode_tok_s < evaluate(custom, explain=False).decode_tok_s
+
+
+def test_an_explicit_eta_switches_it_off(rtx3090: Scenario) -> None:
+    s = rtx3090.model_copy(update={"workload": Workload(efficiency=0.7)})
+    assert decode_eta(s) == 0.7
+    r = evaluate(s)
+    assert not any("this machine" in st.text for st in r.steps)
+
+
+def test_the_arithmetic_names_the_factor(rtx3090: Scenario) -> None:
+    own = CALIBRATION.machine(NAME)
+    text = " ".join(st.text for st in evaluate(rtx3090).steps)
+    assert f"× {own.decode:.2f} this machine ({own.rows} published runs)" in text
+
+
+def test_a_calibration_without_machines_leaves_eta_alone(rtx3090: Scenario) -> None:
+    bare = replace(CALIBRATION, machines={})
+    s = rtx3090
+    assert decode_eta(s, bare) == pytest.approx(decode_eta(s) / CALIBRATION.machine(NAME).decode, rel=1e-12)

@@ -3,7 +3,8 @@
 The numbers live in advisor.core.calibration, fitted to published measurements (see that module for
 what each term means and docs/accuracy.md for how well it predicts). This module keeps the small
 interface the window and the command line use: the decode η, the band around it and the prefill η
-of a class and engine (times the backend's factor when one is given), and the η of host RAM."""
+of a class and engine (times the backend's and the machine's factors when given), and the η of host
+RAM."""
 
 from __future__ import annotations
 
@@ -37,12 +38,14 @@ HOST_ETA = CALIBRATION.host_eta
 
 
 def default_eta(kind: HardwareClass, engine: Engine, calibration: Calibration | None = None, *,
-                backend: Backend | None = None) -> EtaDefault:
-    """The fitted η of a class and engine; with `backend`, times that backend's factors (llama.cpp only)."""
+                backend: Backend | None = None, machine: str | None = None) -> EtaDefault:
+    """The fitted η of a class and engine; with `backend`, times that backend's factors (llama.cpp only);
+    with `machine` (a hardware name), times that machine's own factor where published runs gave it one."""
     cal = calibration or CALIBRATION
     t = terms_for(kind, engine, cal)
     b = cal.backend(engine, backend) if backend is not None else None
-    eta = t.decode.eta * (b.decode if b else 1.0)
+    own = cal.machine(machine).decode if machine is not None else 1.0
+    eta = t.decode.eta * (b.decode if b else 1.0) * own
     compute = t.prefill.eta * (b.prefill if b else 1.0)
     lo, hi = t.decode.band
     return EtaDefault(eta, eta * lo, eta * hi, compute)

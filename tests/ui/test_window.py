@@ -378,3 +378,20 @@ def test_mxfp4_shows_its_non_expert_bits_and_gpt_oss_counts_them(qtbot, window: 
     text = window.numbers_panel.steps.toPlainText()
     assert "outside the experts × 8.50 bits" in text and "2.52 GB read per token" in text
     assert_plots_match_core(window)
+
+
+def test_auto_eta_carries_the_machines_own_factor(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    """The η field's 'auto' value is the η the estimate uses: on a catalog machine with published runs it
+    includes that machine's own factor, and the tooltip says so; renamed, the machine is custom and loses it."""
+    from advisor.core.calibration import CALIBRATION
+    from advisor.core.inputs import decode_eta
+
+    box = window.workload_panel.spins["efficiency"]
+    s = window.store.session.scenario
+    own = CALIBRATION.machine(s.hardware.name)
+    assert s.hardware.name == "NVIDIA GeForce RTX 4090" and own.decode != 1.0
+    assert box.specialValueText() == f"auto ({decode_eta(s):.2f})"
+    assert f"this machine's own factor {own.decode:.3f} from {own.rows} published decode runs" in box.toolTip()
+    window.store.update("hardware", name="My card")
+    assert "own factor" not in box.toolTip()
+    assert box.specialValueText() == f"auto ({decode_eta(window.store.session.scenario):.2f})"

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from advisor.core.calibration import CALIBRATION
 from advisor.core.efficiency import BACKEND_LABELS, Engine, default_backend, default_eta, resolve_backend
 from advisor.core.presets import PRESETS, preset_changes
 from advisor.core.scenario import Speculative, Workload
@@ -162,7 +163,8 @@ class WorkloadPanel(QWidget):
         for name, box in self.spins.items():
             show_value(box, getattr(w, name))
         backend = resolve_backend(s.hardware, w.backend)
-        d = default_eta(s.hardware.kind, w.engine, backend=backend)
+        d = default_eta(s.hardware.kind, w.engine, backend=backend, machine=s.hardware.name)
+        own = CALIBRATION.machine(s.hardware.name)
         auto_backend = f"auto ({BACKEND_LABELS[default_backend(s.hardware)]})"
         if self.backend.itemText(0) != auto_backend:
             self.backend.setItemText(0, auto_backend)
@@ -171,12 +173,15 @@ class WorkloadPanel(QWidget):
         with QSignalBlocker(self.flash):
             self.flash.setChecked(w.flash_attention)
         auto = f"auto ({d.decode:.2f})"
+        own_text = (f", with this machine's own factor {own.decode:.3f} from {own.rows} published decode runs"
+                    if own.decode != 1.0 else "")
+        tip = (f"{Workload.model_fields['efficiency'].description}. Now: fitted η {d.decode:.2f} for this class, "
+               f"engine and backend{own_text}; realistic band {d.low / d.decode - 1:+.0%} to "
+               f"{d.high / d.decode - 1:+.0%} of the line.")
         box = self.spins["efficiency"]
-        if box.specialValueText() != auto:
+        if box.specialValueText() != auto or box.toolTip() != tip:
             box.setSpecialValueText(auto)
-            box.setToolTip(f"{Workload.model_fields['efficiency'].description}. Now: fitted η {d.decode:.2f} "
-                           f"for this class and engine; realistic band {d.low / d.decode - 1:+.0%} to "
-                           f"{d.high / d.decode - 1:+.0%} of the line.")
+            box.setToolTip(tip)
         if self.spins["gpu_layers"].maximum() != (s.model.layers or 1000):
             with QSignalBlocker(self.spins["gpu_layers"]):
                 self.spins["gpu_layers"].setMaximum(s.model.layers or 1000)

@@ -293,60 +293,60 @@ FLAT = Calibration(
 # --- FITTED: begin (written by benchmarks/validate.py --write; edit there, not here) ---------------
 FITTED_TERMS: dict[tuple[HardwareClass, Engine], ClassTerms] = {
     (D, L): ClassTerms(
-        DecodeTerms(eta=0.95, token_ms=1.77, kv_factor=0.916,
-                    dequant_flop=7.13, stream_ms=0.0,
-                    band=(0.839, 1.161)),
-        PrefillTerms(eta=0.875, quant_factor=0.794, attn_factor=0.254, moe_factor=0.387),
+        DecodeTerms(eta=0.947, token_ms=1.66, kv_factor=0.928,
+                    dequant_flop=7.29, stream_ms=0.0,
+                    band=(0.838, 1.174)),
+        PrefillTerms(eta=0.875, quant_factor=0.795, attn_factor=0.255, moe_factor=0.386),
         fitted=True, rows=105),
     (U, L): ClassTerms(
-        DecodeTerms(eta=0.91, token_ms=3.07, kv_factor=1.19,
-                    dequant_flop=3.72, stream_ms=0.66,
-                    band=(0.806, 1.154)),
-        PrefillTerms(eta=0.47, quant_factor=0.799, attn_factor=0.96, moe_factor=0.387),
-        fitted=True, rows=90),
+        DecodeTerms(eta=0.924, token_ms=3.09, kv_factor=1.34,
+                    dequant_flop=3.99, stream_ms=0.617,
+                    band=(0.775, 1.192)),
+        PrefillTerms(eta=0.47, quant_factor=0.815, attn_factor=1.1, moe_factor=0.386),
+        fitted=True, rows=109),
     (U, X): ClassTerms(
-        DecodeTerms(eta=0.985, token_ms=0.135, kv_factor=1.19,
-                    dequant_flop=3.72, stream_ms=0.66,
-                    band=(0.851, 1.155)),
+        DecodeTerms(eta=0.989, token_ms=0.115, kv_factor=1.34,
+                    dequant_flop=3.99, stream_ms=0.617,
+                    band=(0.786, 1.188)),
         PrefillTerms(eta=0.55, quant_factor=1.0, attn_factor=1.0, moe_factor=1.0),
         fitted=True, rows=10),
 }
 FITTED_HOST_ETA = 0.6
-FITTED_EXPERT_SPREAD = 0.728
-FITTED_UNFUSED_ATTN_ETA = 0.0138
-FITTED_MOE_TOKEN = 1.46
+FITTED_EXPERT_SPREAD = 0.733
+FITTED_UNFUSED_ATTN_ETA = 0.0149
+FITTED_MOE_TOKEN = 1.58
 FITTED_ERA_TOKEN: dict[BuildEra, float] = {
-    BuildEra.BEFORE_2024_05: 1.58,
-    BuildEra.MAY_TO_DEC_2024: 1.19,
+    BuildEra.BEFORE_2024_05: 1.66,
+    BuildEra.MAY_TO_DEC_2024: 1.28,
 }
 FITTED_BACKENDS: dict[Backend, BackendTerms] = {
-    Backend.METAL: BackendTerms(decode=0.991, prefill=1.55, rows=66),
-    Backend.ROCM: BackendTerms(decode=0.953, prefill=0.868, rows=8),
-    Backend.VULKAN: BackendTerms(decode=0.996, prefill=0.634, rows=60),
+    Backend.METAL: BackendTerms(decode=0.969, prefill=1.56, rows=91),
+    Backend.ROCM: BackendTerms(decode=0.95, prefill=0.861, rows=8),
+    Backend.VULKAN: BackendTerms(decode=0.987, prefill=0.629, rows=60),
 }
 FITTED_MACHINES: dict[str, MachineTerms] = {
-    "AMD Radeon RX 7900 XTX": MachineTerms(decode=0.992, rows=1),
+    "AMD Radeon RX 7900 XTX": MachineTerms(decode=0.991, rows=1),
     "AMD Radeon RX 9070 XT": MachineTerms(decode=1.03, rows=3),
-    "AMD Ryzen AI Max+ 395 (Strix Halo) 128 GB": MachineTerms(decode=0.991, rows=12),
-    "Apple M1 Max (32-core GPU), 64 GB": MachineTerms(decode=0.959, rows=8),
+    "AMD Ryzen AI Max+ 395 (Strix Halo) 128 GB": MachineTerms(decode=0.99, rows=12),
+    "Apple M1 Max (32-core GPU), 64 GB": MachineTerms(decode=0.962, rows=8),
     "Apple M1 Pro (16-core GPU), 32 GB": MachineTerms(decode=1.01, rows=2),
     "Apple M1 Ultra (64-core GPU), 128 GB": MachineTerms(decode=1.0, rows=1),
-    "Apple M2 Ultra (76-core GPU), 192 GB": MachineTerms(decode=0.98, rows=12),
+    "Apple M2 Ultra (76-core GPU), 192 GB": MachineTerms(decode=0.988, rows=12),
     "Apple M3 Ultra (80-core GPU), 512 GB": MachineTerms(decode=1.0, rows=1),
     "Apple M4 Max (40-core GPU), 128 GB": MachineTerms(decode=1.0, rows=4),
-    "Apple M4 Pro (20-core GPU), 64 GB": MachineTerms(decode=1.0, rows=7),
+    "Apple M4 Pro (20-core GPU), 64 GB": MachineTerms(decode=1.01, rows=7),
     "Intel Arc B580": MachineTerms(decode=0.987, rows=1),
-    "NVIDIA DGX Spark (GB10, 128 GB)": MachineTerms(decode=1.01, rows=45),
+    "NVIDIA DGX Spark (GB10, 128 GB)": MachineTerms(decode=1.03, rows=45),
     "NVIDIA GeForce RTX 3060 12 GB": MachineTerms(decode=1.01, rows=1),
     "NVIDIA GeForce RTX 3080 10 GB": MachineTerms(decode=1.03, rows=4),
-    "NVIDIA GeForce RTX 3090": MachineTerms(decode=0.964, rows=28),
-    "NVIDIA GeForce RTX 4090": MachineTerms(decode=0.992, rows=30),
-    "NVIDIA GeForce RTX 5090": MachineTerms(decode=0.992, rows=5),
+    "NVIDIA GeForce RTX 3090": MachineTerms(decode=0.965, rows=28),
+    "NVIDIA GeForce RTX 4090": MachineTerms(decode=0.996, rows=30),
+    "NVIDIA GeForce RTX 5090": MachineTerms(decode=0.988, rows=5),
     "NVIDIA RTX PRO 6000 Blackwell Workstation Edition": MachineTerms(decode=1.01, rows=5),
 }
 FITTED_NOTES: tuple[str, ...] = (
-    "fitted on 208 decode + 154 prefill rows, the training part of the 514 usable measurements "
-    "(14 rows marked excluded in the file are left out)",
+    "fitted on 227 decode + 160 prefill rows, the training part of the 550 usable measurements "
+    "(47 rows marked excluded in the file are left out)",
     "backend factors: CUDA is the reference (1.0); the others are pulled toward 1 as if by 4 "
     "extra rows at 1.0",
     "bands: 10th/90th percentile of measured ÷ predicted decode over the usable rows of the "

@@ -375,6 +375,11 @@ def _hardware(row: Measurement, catalog: Catalog, specs: Mapping[str, HardwareSp
     return spec.hardware, spec.host_known
 
 
+# llama-bench's size label of a mixture-of-experts model, "30B.A3B": predicted as dense, every expert would
+# count as read per token
+MOE_LABEL = re.compile(r"\d+(?:\.\d+)?B\.A\d+(?:\.\d+)?B")
+
+
 def _model(row: Measurement, catalog: Catalog) -> tuple[ModelArch, list[str]] | str:
     caveats: list[str] = []
     base: ModelArch | None = None
@@ -392,6 +397,8 @@ def _model(row: Measurement, catalog: Catalog) -> tuple[ModelArch, list[str]] | 
     active = row.active_params_b if row.active_params_b is not None else (base.active_params_b if base else None)
     if active is not None and active >= total:
         active = None
+    if active is None and MOE_LABEL.search(row.model_name):
+        return "mixture-of-experts model (llama.cpp's A…B size label) without an active parameter count"
     if base is None:
         caveats.append("KV shape unknown: counted as zero")
         return ModelArch(name=row.model_name[:200] or "model", total_params_b=total, active_params_b=active), caveats

@@ -55,7 +55,7 @@ def _backend_factor(s: Scenario, part: str) -> tuple[float, str] | None:
 
 
 def _machine_factor(s: Scenario) -> tuple[float, str] | None:
-    """(factor, "× 0.96 this machine's own (fitted to 28 decode runs)") when published runs on this catalog
+    """(factor, "× 0.965 this machine's own (fitted to 28 decode runs)") when published runs on this catalog
     machine were among the fit's training rows (and no explicit η replaces the fitted one). The runs count
     every card count of the machine (2× RTX 3090 is the same chip), so it can exceed its record's."""
     if s.workload.efficiency is not None:
@@ -64,7 +64,7 @@ def _machine_factor(s: Scenario) -> tuple[float, str] | None:
     if mt.decode == 1.0:
         return None
     runs = f"{mt.rows} decode run{'s' if mt.rows != 1 else ''}"
-    return mt.decode, f" × {mt.decode:.2f} this machine's own (fitted to {runs})"
+    return mt.decode, f" × {mt.decode:.3g} this machine's own (fitted to {runs})"
 
 
 def _realistic_text(s: Scenario, inp: Inputs, out: Outputs, eta: float) -> str:

@@ -58,7 +58,7 @@ def test_an_explicit_eta_switches_it_off(rtx3090: Scenario) -> None:
 def test_the_arithmetic_names_the_factor(rtx3090: Scenario) -> None:
     own = CALIBRATION.machine(NAME)
     text = " ".join(st.text for st in evaluate(rtx3090).steps)
-    assert f"× {own.decode:.2f} this machine's own (fitted to {own.rows} decode runs)" in text
+    assert f"× {own.decode:.3g} this machine's own (fitted to {own.rows} decode runs)" in text
 
 
 def test_a_calibration_without_machines_leaves_eta_alone(rtx3090: Scenario) -> None:

@@ -28,3 +28,33 @@ def test_cut_off_names_are_left_out_or_moved_left(qtbot) -> None:  # type: ignor
     chosen = next(box for lab, box in placed if lab.bold)
     assert chosen.x + chosen.w <= 9.5 * 50 + 1e-6  # drawn left of its point, inside the plot
     assert all(box.x + box.w <= 500 + 1e-6 for _, box in placed)
+
+
+def test_a_line_through_a_label_is_cut_around_its_letters(qtbot, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The halo: a black line drawn under a grey label keeps fewer black pixels inside the label's box
+    than without it, so the text stays readable where a curve or the threshold crosses it."""
+    from PySide6.QtCore import QPointF
+    from PySide6.QtGui import QColor, QImage, QPainter, QPen
+
+    from advisor.ui.plots import labels as labels_module
+
+    item = _labels(qtbot, Label(1.0, 5.0, "Command R 35B (v01)", "#808080", (0.0, 0.5)))
+    to_device = QTransform.fromScale(50, 50)
+    box = item.placed(to_device)[0][1]
+
+    def black_in_box(offsets: tuple[tuple[float, float], ...]) -> int:
+        monkeypatch.setattr(labels_module, "HALO_OFFSETS", offsets)
+        img = QImage(500, 500, QImage.Format.Format_RGB32)
+        img.fill(QColor("white"))
+        p = QPainter(img)
+        p.setPen(QPen(QColor("black"), 2))
+        p.drawLine(QPointF(0, 250), QPointF(500, 250))  # through the label's middle
+        p.setTransform(to_device)
+        item.paint(p)
+        p.end()
+        return sum(1 for x in range(int(box.x), int(box.x + box.w)) for y in range(int(box.y), int(box.y + box.h))
+                   if QColor(img.pixel(x, y)).lightness() < 40)
+
+    offsets = labels_module.HALO_OFFSETS
+    plain, halo = black_in_box(()), black_in_box(offsets)
+    assert plain > 100 and halo < 0.8 * plain

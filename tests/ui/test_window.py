@@ -316,9 +316,10 @@ def test_tok_s_axis_holds_during_a_drag_and_settles_after(qtbot, window: MainWin
 def test_a_drag_leaves_the_same_pixels_as_a_full_repaint(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
     """Edits repaint only what changed, partly from pixmap caches: the plots on screen after a drag
     must be what drawing them from scratch, without the caches, gives. A cached pixmap sits on whole
-    pixels, so antialiased edges shade a little differently and a thin line's end can land a pixel
-    off (a handful of pixels); a stale or missing repaint (the marker's trail, a curve left behind)
-    differs at full contrast over hundreds."""
+    pixels, so antialiased edges shade a little differently (by 1-4 of 255 levels: the labels' halos
+    composed in a transparent pixmap round differently, over about 0.2 % of the plots) and a thin line's
+    end can land a pixel off (a handful of pixels); a stale or missing repaint (the marker's trail, a
+    curve left behind) differs at full contrast over hundreds."""
     from PySide6.QtCore import QRect
     from PySide6.QtWidgets import QApplication, QGraphicsItem
 
@@ -339,7 +340,8 @@ def test_a_drag_leaves_the_same_pixels_as_a_full_repaint(qtbot, window: MainWind
     assert on_screen.shape == drawn.shape
     diff = np.abs(on_screen - drawn).max(axis=2)
     assert np.count_nonzero(diff > 48) <= 20
-    assert np.count_nonzero(diff) < 0.002 * diff.size
+    assert np.count_nonzero(diff > 4) < 0.002 * diff.size  # visible at all
+    assert np.count_nonzero(diff) < 0.005 * diff.size
 
 
 def test_worked_arithmetic_is_greyed_while_it_lags_behind(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]

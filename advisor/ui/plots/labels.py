@@ -26,6 +26,10 @@ def readout_item() -> pg.TextItem:
     return item
 
 
+HALO = QColor(255, 255, 255)
+HALO_OFFSETS = ((-1.0, 0.0), (1.0, 0.0), (0.0, -1.0), (0.0, 1.0))
+
+
 class Label(NamedTuple):
     x: float  # view coordinates (log10 on log axes)
     y: float
@@ -141,11 +145,20 @@ class Labels(ViewOverlay):
         p.resetTransform()
         for bold in (False, True):
             p.setFont(self._font(bold)[0])
+            # A halo first: the text drawn a pixel off each way in the background colour, so a curve or
+            # the threshold line running through a label is cut around its letters, not across them.
+            p.setPen(HALO)
+            for lab, box in placed:
+                if lab.bold == bold:
+                    static = self._static(lab.text, bold)[0]
+                    for dx, dy in HALO_OFFSETS:
+                        p.drawStaticText(QPointF(round(box.x) + dx, round(box.y) + dy), static)
             color = ""
             for lab, box in placed:
                 if lab.bold == bold:
                     if lab.color != color:
                         color = lab.color
                         p.setPen(QColor(color))
-                    p.drawStaticText(QPointF(box.x, box.y), self._static(lab.text, bold)[0])
+                    # on whole pixels, so a cached repaint and a fresh one shade the glyphs alike
+                    p.drawStaticText(QPointF(round(box.x), round(box.y)), self._static(lab.text, bold)[0])
         p.restore()

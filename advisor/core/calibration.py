@@ -42,12 +42,13 @@ Decode, one step (B streams):
   in three rows moves only part of the way.
   CUDA is the reference (1.0). A scenario without a backend uses the usual one for its hardware
   (`default_backend`: NVIDIA → CUDA, AMD → ROCm, Apple → Metal, Intel → SYCL, CPU only → CPU).
-- machine (`machines`, by catalog hardware name): a catalog machine with published runs among the
-  training rows gets its own factor on η, the share of its class's realized bandwidth this chip
-  and its memory system deliver (the M1 Max streams less of its 400 GB/s than the M3 Max does of the
-  same figure). Each is pulled toward 1 as if by MACHINE_PRIOR_ROWS extra rows at 1.0
-  (advisor.validation.fit), so a machine seen in two runs moves a fifth of the way its runs point.
-  Machines without published runs, and custom hardware, use 1.0.
+- machine (`machines`, by `machine_key`: the hardware's name without its memory size, and its
+  bandwidth): a chip with published runs among the training rows gets its own factor on η, the share
+  of its class's realized bandwidth this chip and its memory system deliver (the M1 Max streams less of
+  its 400 GB/s than the M3 Max does of the same figure). Memory sizes of one chip share it (the M2
+  Ultra 76-core with 128 or 192 GB). Each is pulled toward 1 as if by MACHINE_PRIOR_ROWS extra rows at
+  1.0 (advisor.validation.fit), so a chip seen in two runs moves a fifth of the way its runs point.
+  Chips without published runs, custom hardware and a catalog entry whose bandwidth was edited use 1.0.
 
 Prefill: prompt × (2·N + α·attention FLOP) ÷ (F · η_c · q · m), plus offloaded weights crossing
 the host link once per 512-token micro-batch:
@@ -66,6 +67,7 @@ decode over that group's rows; realistic figures are drawn and printed with it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -218,6 +220,17 @@ class MachineTerms:
 
 NO_MACHINE_TERMS = MachineTerms()
 
+# A memory size in a hardware name ("…, 192 GB", "… 128 GB", "16GB"; not "GB10")
+_MEMORY_SIZE = re.compile(r",?\s*\b\d+(?:\.\d+)?\s*GB\b")
+
+
+def machine_key(hw: Hardware) -> str:
+    """One chip across its memory sizes: the name without the size, and the bandwidth, so the M2 Ultra
+    76-core with 128 GB and with 192 GB share a key ("Apple M2 Ultra (76-core GPU) @ 800 GB/s") while
+    an RTX 3060 8 GB (240 GB/s) and 12 GB (360 GB/s) do not."""
+    stem = re.sub(r"\(\s+", "(", _MEMORY_SIZE.sub("", hw.name)).strip()
+    return f"{stem} @ {hw.bandwidth_gbps:g} GB/s"
+
 
 @dataclass(frozen=True)
 class Calibration:
@@ -234,7 +247,7 @@ class Calibration:
     # t₀ of a mixture-of-experts model = moe_token × t₀: each layer also runs the router, its top-k and
     # the expert gather, kernels a dense layer does not have (llama.cpp; 1.0: not modelled).
     moe_token: float = 1.0
-    # catalog machines' own factors, by hardware name; absent: 1.0
+    # chips' own factors, by machine_key; absent: 1.0
     machines: dict[str, MachineTerms] = field(default_factory=dict)
 
     def get(self, kind: HardwareClass, engine: Engine) -> ClassTerms:
@@ -253,9 +266,9 @@ class Calibration:
             return 1.0
         return self.era_token.get(era, 1.0)
 
-    def machine(self, name: str) -> MachineTerms:
-        """The machine's own factor (1.0 for machines without published runs and custom hardware)."""
-        return self.machines.get(name, NO_MACHINE_TERMS)
+    def machine(self, hw: Hardware) -> MachineTerms:
+        """The machine's own factor (1.0 for chips without published runs and custom hardware)."""
+        return self.machines.get(machine_key(hw), NO_MACHINE_TERMS)
 
     def moe_factor(self, engine: Engine, moe: bool) -> float:
         """Factor on t₀ for a mixture-of-experts model under llama.cpp (1.0 for dense models and other
@@ -293,56 +306,57 @@ FLAT = Calibration(
 # --- FITTED: begin (written by benchmarks/validate.py --write; edit there, not here) ---------------
 FITTED_TERMS: dict[tuple[HardwareClass, Engine], ClassTerms] = {
     (D, L): ClassTerms(
-        DecodeTerms(eta=0.947, token_ms=1.66, kv_factor=0.928,
+        DecodeTerms(eta=0.947, token_ms=1.65, kv_factor=0.927,
                     dequant_flop=7.29, stream_ms=0.0,
-                    band=(0.838, 1.174)),
+                    band=(0.836, 1.175)),
         PrefillTerms(eta=0.875, quant_factor=0.795, attn_factor=0.255, moe_factor=0.386),
         fitted=True, rows=105),
     (U, L): ClassTerms(
-        DecodeTerms(eta=0.924, token_ms=3.09, kv_factor=1.34,
-                    dequant_flop=3.99, stream_ms=0.617,
-                    band=(0.775, 1.192)),
+        DecodeTerms(eta=0.919, token_ms=3.07, kv_factor=1.34,
+                    dequant_flop=3.98, stream_ms=0.616,
+                    band=(0.776, 1.196)),
         PrefillTerms(eta=0.47, quant_factor=0.815, attn_factor=1.1, moe_factor=0.386),
         fitted=True, rows=109),
     (U, X): ClassTerms(
-        DecodeTerms(eta=0.989, token_ms=0.115, kv_factor=1.34,
-                    dequant_flop=3.99, stream_ms=0.617,
-                    band=(0.786, 1.188)),
+        DecodeTerms(eta=0.989, token_ms=0.116, kv_factor=1.34,
+                    dequant_flop=3.98, stream_ms=0.616,
+                    band=(0.79, 1.189)),
         PrefillTerms(eta=0.55, quant_factor=1.0, attn_factor=1.0, moe_factor=1.0),
         fitted=True, rows=10),
 }
 FITTED_HOST_ETA = 0.6
-FITTED_EXPERT_SPREAD = 0.733
+FITTED_EXPERT_SPREAD = 0.732
 FITTED_UNFUSED_ATTN_ETA = 0.0149
 FITTED_MOE_TOKEN = 1.58
 FITTED_ERA_TOKEN: dict[BuildEra, float] = {
     BuildEra.BEFORE_2024_05: 1.66,
-    BuildEra.MAY_TO_DEC_2024: 1.28,
+    BuildEra.MAY_TO_DEC_2024: 1.3,
 }
 FITTED_BACKENDS: dict[Backend, BackendTerms] = {
-    Backend.METAL: BackendTerms(decode=0.969, prefill=1.56, rows=91),
-    Backend.ROCM: BackendTerms(decode=0.95, prefill=0.861, rows=8),
-    Backend.VULKAN: BackendTerms(decode=0.987, prefill=0.629, rows=60),
+    Backend.METAL: BackendTerms(decode=0.964, prefill=1.56, rows=91),
+    Backend.ROCM: BackendTerms(decode=0.951, prefill=0.861, rows=8),
+    Backend.VULKAN: BackendTerms(decode=0.988, prefill=0.629, rows=60),
 }
 FITTED_MACHINES: dict[str, MachineTerms] = {
-    "AMD Radeon RX 7900 XTX": MachineTerms(decode=0.991, rows=1),
-    "AMD Radeon RX 9070 XT": MachineTerms(decode=1.03, rows=3),
-    "AMD Ryzen AI Max+ 395 (Strix Halo) 128 GB": MachineTerms(decode=0.99, rows=12),
-    "Apple M1 Max (32-core GPU), 64 GB": MachineTerms(decode=0.962, rows=8),
-    "Apple M1 Pro (16-core GPU), 32 GB": MachineTerms(decode=1.01, rows=2),
-    "Apple M1 Ultra (64-core GPU), 128 GB": MachineTerms(decode=1.0, rows=1),
-    "Apple M2 Ultra (76-core GPU), 192 GB": MachineTerms(decode=0.988, rows=12),
-    "Apple M3 Ultra (80-core GPU), 512 GB": MachineTerms(decode=1.0, rows=1),
-    "Apple M4 Max (40-core GPU), 128 GB": MachineTerms(decode=1.0, rows=4),
-    "Apple M4 Pro (20-core GPU), 64 GB": MachineTerms(decode=1.01, rows=7),
-    "Intel Arc B580": MachineTerms(decode=0.987, rows=1),
-    "NVIDIA DGX Spark (GB10, 128 GB)": MachineTerms(decode=1.03, rows=45),
-    "NVIDIA GeForce RTX 3060 12 GB": MachineTerms(decode=1.01, rows=1),
-    "NVIDIA GeForce RTX 3080 10 GB": MachineTerms(decode=1.03, rows=4),
-    "NVIDIA GeForce RTX 3090": MachineTerms(decode=0.965, rows=28),
-    "NVIDIA GeForce RTX 4090": MachineTerms(decode=0.996, rows=30),
-    "NVIDIA GeForce RTX 5090": MachineTerms(decode=0.988, rows=5),
-    "NVIDIA RTX PRO 6000 Blackwell Workstation Edition": MachineTerms(decode=1.01, rows=5),
+    "AMD Radeon RX 7900 XTX @ 960 GB/s": MachineTerms(decode=0.991, rows=1),
+    "AMD Radeon RX 9070 XT @ 640 GB/s": MachineTerms(decode=1.03, rows=3),
+    "AMD Ryzen AI Max+ 395 (Strix Halo) @ 256 GB/s": MachineTerms(decode=0.991, rows=12),
+    "Apple M1 Max (32-core GPU) @ 400 GB/s": MachineTerms(decode=0.965, rows=8),
+    "Apple M1 Pro (16-core GPU) @ 200 GB/s": MachineTerms(decode=1.01, rows=2),
+    "Apple M1 Ultra (64-core GPU) @ 800 GB/s": MachineTerms(decode=1.0, rows=1),
+    "Apple M2 Ultra (76-core GPU) @ 800 GB/s": MachineTerms(decode=0.992, rows=12),
+    "Apple M3 Max (40-core GPU) @ 400 GB/s": MachineTerms(decode=1.05, rows=8),
+    "Apple M3 Ultra (80-core GPU) @ 819 GB/s": MachineTerms(decode=1.0, rows=1),
+    "Apple M4 Max (40-core GPU) @ 546 GB/s": MachineTerms(decode=1.0, rows=4),
+    "Apple M4 Pro (20-core GPU) @ 273 GB/s": MachineTerms(decode=1.01, rows=7),
+    "Intel Arc B580 @ 456 GB/s": MachineTerms(decode=0.987, rows=1),
+    "NVIDIA DGX Spark (GB10) @ 273 GB/s": MachineTerms(decode=1.03, rows=45),
+    "NVIDIA GeForce RTX 3060 @ 360 GB/s": MachineTerms(decode=1.01, rows=1),
+    "NVIDIA GeForce RTX 3080 @ 760 GB/s": MachineTerms(decode=1.03, rows=4),
+    "NVIDIA GeForce RTX 3090 @ 936 GB/s": MachineTerms(decode=0.966, rows=28),
+    "NVIDIA GeForce RTX 4090 @ 1008 GB/s": MachineTerms(decode=0.996, rows=30),
+    "NVIDIA GeForce RTX 5090 @ 1792 GB/s": MachineTerms(decode=0.988, rows=5),
+    "NVIDIA RTX PRO 6000 Blackwell Workstation Edition @ 1792 GB/s": MachineTerms(decode=1.01, rows=5),
 }
 FITTED_NOTES: tuple[str, ...] = (
     "fitted on 227 decode + 160 prefill rows, the training part of the 550 usable measurements "

@@ -20,7 +20,7 @@ from advisor.core.calibration import (
     resolve_backend,
     terms_for,
 )
-from advisor.core.hardware import HardwareClass
+from advisor.core.hardware import Hardware, HardwareClass
 
 __all__ = ["BACKEND_LABELS", "HOST_ETA", "Backend", "Engine", "EtaDefault", "default_backend", "default_eta",
            "resolve_backend"]
@@ -38,14 +38,14 @@ HOST_ETA = CALIBRATION.host_eta
 
 
 def default_eta(kind: HardwareClass, engine: Engine, calibration: Calibration | None = None, *,
-                backend: Backend | None = None, machine: str | None = None) -> EtaDefault:
+                backend: Backend | None = None, machine: Hardware | None = None) -> EtaDefault:
     """The fitted η of a class and engine; with `backend`, times that backend's factors (llama.cpp only);
-    with `machine` (a hardware name), times that machine's own factor where published runs gave it one."""
+    with `machine`, times that machine's own factor where published runs gave it one."""
     cal = calibration or CALIBRATION
     t = terms_for(kind, engine, cal)
     b = cal.backend(engine, backend) if backend is not None else None
     own = cal.machine(machine).decode if machine is not None else 1.0
-    eta = t.decode.eta * (b.decode if b else 1.0) * own
+    eta = min(t.decode.eta * (b.decode if b else 1.0) * own, 1.0)  # as decode_eta: never above 1
     compute = t.prefill.eta * (b.prefill if b else 1.0)
     lo, hi = t.decode.band
     return EtaDefault(eta, eta * lo, eta * hi, compute)

@@ -62,7 +62,7 @@ def backend_terms(scenario: Scenario, calibration: Calibration | None = None) ->
 
 def machine_terms(scenario: Scenario, calibration: Calibration | None = None) -> MachineTerms:
     """The machine's own fitted factor (1.0 unless published runs on this catalog machine were fitted)."""
-    return (calibration or CALIBRATION).machine(scenario.hardware.name)
+    return (calibration or CALIBRATION).machine(scenario.hardware)
 
 
 def decode_eta(scenario: Scenario, calibration: Calibration | None = None) -> float:
@@ -71,8 +71,9 @@ def decode_eta(scenario: Scenario, calibration: Calibration | None = None) -> fl
     w = scenario.workload
     if w.efficiency is not None:
         return w.efficiency
-    return (terms_for(scenario.hardware.kind, w.engine, calibration).decode.eta
-            * backend_terms(scenario, calibration).decode * machine_terms(scenario, calibration).decode)
+    # no memory system delivers more than its datasheet bandwidth: a machine's factor stops at η = 1
+    return min(terms_for(scenario.hardware.kind, w.engine, calibration).decode.eta
+               * backend_terms(scenario, calibration).decode * machine_terms(scenario, calibration).decode, 1.0)
 
 
 def compute_eta(scenario: Scenario, calibration: Calibration | None = None) -> float:
@@ -95,7 +96,7 @@ def calibrated_fields(eta: Any, compute: Any, scaling: Any, speedup: Any = 1.0, 
     the single-stream multiple over one device; the fixed and unpacking times shrink by the same
     multiple, so N devices make the whole realistic step exactly `speedup` times faster."""
     return dict(
-        fast_eta=eta * backend_decode * scaling,
+        fast_eta=np.minimum(eta * backend_decode, 1.0) * scaling,  # never above the datasheet bandwidth
         compute_eta=compute * backend_prefill * scaling,
         token_time=token_ms / 1000.0 / speedup,
         moe_token_factor=moe_token,

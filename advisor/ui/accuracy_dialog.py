@@ -17,8 +17,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from advisor.catalog.convert import to_hardware
 from advisor.catalog.loader import Catalog
-from advisor.core.calibration import BACKEND_LABELS, CALIBRATION, Calibration
+from advisor.core.calibration import BACKEND_LABELS, CALIBRATION, Calibration, machine_key
 from advisor.core.hardware import HARDWARE_CLASS_LABELS
 from advisor.core.published import HeldOutFigure, all_records
 
@@ -104,7 +105,8 @@ class AccuracyDialog(QDialog):
                      QTableWidgetItem(e.engine.value), SortItem(str(rec.runs), rec.runs),
                      SortItem(str(rec.models), rec.models)]
             items += [SortItem(f"{v:.2f}", v) for v in (rec.median, rec.low, rec.high)]
-            fitted = CALIBRATION.machines.get(name)  # none: no training runs on it, η is its class's
+            # none: no training runs on this chip, its η is its class's
+            fitted = CALIBRATION.machines.get(machine_key(to_hardware(entry))) if entry is not None else None
             items.append(SortItem(f"{fitted.decode:.3f}", fitted.decode) if fitted else SortItem("—", 1.0))
             for c, item in enumerate(items):
                 self.table.setItem(r, c, item)

@@ -33,11 +33,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import cache
 from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
+from advisor.catalog.convert import to_hardware
+from advisor.catalog.loader import shipped_catalog
 from advisor.core.calibration import (
     CURRENT_ERA,
     FLAT,
@@ -50,6 +53,7 @@ from advisor.core.calibration import (
     MachineTerms,
     PrefillTerms,
 )
+from advisor.core.calibration import machine_key as chip_key
 from advisor.core.efficiency import Engine
 from advisor.core.hardware import HardwareClass
 from advisor.core.inputs import backend_in_use, calibrated_fields
@@ -202,10 +206,18 @@ def decode_params(train: Sequence[Case], base: Calibration, min_rows: int = MIN_
     return params
 
 
+@cache
+def catalog_chips() -> frozenset[str]:
+    """The machine keys of the shipped catalog's hardware: the chips a user can pick."""
+    return frozenset(chip_key(to_hardware(e)) for e in shipped_catalog().hardware.values())
+
+
 def machine_key(c: Case) -> str | None:
-    """The catalog machine a row ran on (its hardware name), None for machines only the validation
-    knows (hardware_specs.csv lines): the app can only apply a factor to a machine a user can pick."""
-    return c.scenario.hardware.name if c.row.hardware_id else None
+    """The catalog chip a row ran on (calibration.machine_key), None for a chip no catalog entry has
+    (a hardware_specs.csv line of another chip): the app can only apply a factor to a chip a user can
+    pick. A specs line of a catalog chip with another memory size counts for that chip."""
+    key = chip_key(c.scenario.hardware)
+    return key if key in catalog_chips() else None
 
 
 def machine_params(rows: Sequence[Case]) -> list[Param]:
@@ -316,7 +328,7 @@ def _field_arrays(cases: Sequence[Case], cal: Calibration) -> dict[str, Any]:
     speedup = np.array([c.scenario.hardware.speedup for c in cases], dtype=float)
     bt = [cal.backend(c.engine, b) if (b := _backend(c)) is not None else BackendTerms() for c in cases]
     era = np.array([cal.token_factor(c.engine, c.era) for c in cases], dtype=float)
-    machine = np.array([cal.machine(c.scenario.hardware.name).decode for c in cases], dtype=float)
+    machine = np.array([cal.machine(c.scenario.hardware).decode for c in cases], dtype=float)
     fields = calibrated_fields(
         a(lambda t: t.decode.eta) * machine, a(lambda t: t.prefill.eta), scaling, speedup,
         token_ms=a(lambda t: t.decode.token_ms) * era, kv_factor=a(lambda t: t.decode.kv_factor),

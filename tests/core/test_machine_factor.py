@@ -8,7 +8,7 @@ import pytest
 
 from advisor.catalog.convert import to_hardware
 from advisor.catalog.loader import shipped_catalog
-from advisor.core.calibration import CALIBRATION, MachineTerms
+from advisor.core.calibration import CALIBRATION, MachineTerms, machine_key
 from advisor.core.evaluate import evaluate
 from advisor.core.inputs import backend_terms, decode_eta, machine_terms, terms_for
 from advisor.core.model import ModelArch
@@ -27,16 +27,32 @@ def rtx3090() -> Scenario:
     return Scenario(hardware=hw, model=M8, quant=Q4)
 
 
-def test_every_fitted_machine_is_a_catalog_machine() -> None:
-    names = {e.name for e in shipped_catalog().hardware.values()}
-    assert CALIBRATION.machines and set(CALIBRATION.machines) <= names
+def test_every_fitted_machine_is_a_catalog_chip() -> None:
+    chips = {machine_key(to_hardware(e)) for e in shipped_catalog().hardware.values()}
+    assert CALIBRATION.machines and set(CALIBRATION.machines) <= chips
     for mt in CALIBRATION.machines.values():
         assert 0.5 < mt.decode < 1.5 and mt.rows >= 1
 
 
+def test_memory_sizes_of_one_chip_share_its_factor() -> None:
+    """The M2 Ultra 76-core with 128 or 192 GB is one chip with one bandwidth: one factor, so a model that
+    fits in both runs at the same speed on both; a chip of another bandwidth is another key."""
+    hw = shipped_catalog().hardware
+    big, small = to_hardware(hw["m2-ultra-76c-192gb"]), to_hardware(hw["m2-ultra-76c-128gb"])
+    assert machine_key(big) == machine_key(small) == "Apple M2 Ultra (76-core GPU) @ 800 GB/s"
+    assert CALIBRATION.machine(big) == CALIBRATION.machine(small) != MachineTerms()
+    spark = to_hardware(hw["dgx-spark"])
+    assert machine_key(spark) == "NVIDIA DGX Spark (GB10) @ 273 GB/s"  # "GB10" is not a memory size
+    s = Scenario(hardware=big, model=M8, quant=Q4)
+    assert evaluate(s, explain=False).decode_tok_s == pytest.approx(
+        evaluate(s.model_copy(update={"hardware": small}), explain=False).decode_tok_s)
+    # an edited bandwidth is another machine: the factor no longer applies
+    assert machine_key(big.model_copy(update={"bandwidth_gbps": 900.0})) != machine_key(big)
+
+
 def test_the_factor_multiplies_the_class_and_backend_eta(rtx3090: Scenario) -> None:
     s = rtx3090
-    own = CALIBRATION.machine(NAME)
+    own = CALIBRATION.machine(s.hardware)
     assert own.decode != 1.0 and own.rows > 10
     klass = terms_for(s.hardware.kind, s.workload.engine).decode.eta * backend_terms(s).decode
     assert decode_eta(s) == pytest.approx(klass * own.decode, rel=1e-12)
@@ -56,7 +72,7 @@ def test_an_explicit_eta_switches_it_off(rtx3090: Scenario) -> None:
 
 
 def test_the_arithmetic_names_the_factor(rtx3090: Scenario) -> None:
-    own = CALIBRATION.machine(NAME)
+    own = CALIBRATION.machine(rtx3090.hardware)
     text = " ".join(st.text for st in evaluate(rtx3090).steps)
     assert f"× {own.decode:.3g} this machine's own (fitted to {own.rows} decode runs)" in text
 
@@ -64,4 +80,4 @@ def test_the_arithmetic_names_the_factor(rtx3090: Scenario) -> None:
 def test_a_calibration_without_machines_leaves_eta_alone(rtx3090: Scenario) -> None:
     bare = replace(CALIBRATION, machines={})
     s = rtx3090
-    assert decode_eta(s, bare) == pytest.approx(decode_eta(s) / CALIBRATION.machine(NAME).decode, rel=1e-12)
+    assert decode_eta(s, bare) == pytest.approx(decode_eta(s) / CALIBRATION.machine(s.hardware).decode, rel=1e-12)

@@ -94,6 +94,7 @@ def test_view_menu_hides_the_squares_on_screen_and_on_exports(qtbot, window: Mai
 
 
 def test_help_menu_shows_every_machines_record(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    from advisor.catalog.convert import to_hardware
     from advisor.core.calibration import CALIBRATION
     from advisor.core.published import all_records
     from advisor.ui.accuracy_dialog import AccuracyDialog, held_out_html, terms_html
@@ -111,8 +112,8 @@ def test_help_menu_shows_every_machines_record(qtbot, window: MainWindow) -> Non
     m1 = rows["Apple M1 Max (32-core GPU), 64 GB"]
     assert table.item(m1, 4).text() == "0.88" and table.item(m1, 2).text() == "12"
     # its own factor on η, fitted from its training runs, beside the record
-    own = CALIBRATION.machine("Apple M1 Max (32-core GPU), 64 GB").decode
-    assert table.item(m1, 7).text() == f"{own:.3f}" == "0.962"
+    own = CALIBRATION.machine(to_hardware(window.store.catalog.hardware["m1-max-32c-64gb"])).decode
+    assert table.item(m1, 7).text() == f"{own:.3f}" == "0.965"
     table.sortItems(4, Qt.SortOrder.AscendingOrder)  # by measured ÷ model, numerically
     medians = [float(table.item(r, 4).text()) for r in range(table.rowCount())]
     assert medians == sorted(medians)

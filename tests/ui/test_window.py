@@ -390,7 +390,7 @@ def test_auto_eta_carries_the_machines_own_factor(qtbot, window: MainWindow) -> 
 
     box = window.workload_panel.spins["efficiency"]
     s = window.store.session.scenario
-    own = CALIBRATION.machine(s.hardware.name)
+    own = CALIBRATION.machine(s.hardware)
     assert s.hardware.name == "NVIDIA GeForce RTX 4090" and own.decode != 1.0
     assert box.specialValueText() == f"auto ({decode_eta(s):.2f})"
     assert f"this machine's own factor {own.decode:.3f} from {own.rows} published decode runs" in box.toolTip()

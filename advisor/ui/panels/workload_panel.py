@@ -163,8 +163,8 @@ class WorkloadPanel(QWidget):
         for name, box in self.spins.items():
             show_value(box, getattr(w, name))
         backend = resolve_backend(s.hardware, w.backend)
-        d = default_eta(s.hardware.kind, w.engine, backend=backend, machine=s.hardware.name)
-        own = CALIBRATION.machine(s.hardware.name)
+        d = default_eta(s.hardware.kind, w.engine, backend=backend, machine=s.hardware)
+        own = CALIBRATION.machine(s.hardware)
         auto_backend = f"auto ({BACKEND_LABELS[default_backend(s.hardware)]})"
         if self.backend.itemText(0) != auto_backend:
             self.backend.setItemText(0, auto_backend)

@@ -47,7 +47,7 @@ Decode, one step (B streams):
   of its class's realized bandwidth this chip and its memory system deliver (the M1 Max streams less of
   its 400 GB/s than the M3 Max does of the same figure). Memory sizes of one chip share it (the M2
   Ultra 76-core with 128 or 192 GB). Each is pulled toward 1 as if by MACHINE_PRIOR_ROWS extra rows at
-  1.0 (advisor.validation.fit), so a chip seen in two runs moves a fifth of the way its runs point.
+  1.0 (advisor.validation.fit), so a chip seen in one run moves a fifth of the way it points.
   Chips without published runs, custom hardware and a catalog entry whose bandwidth was edited use 1.0.
 
 Prefill: prompt × (2·N + α·attention FLOP) ÷ (F · η_c · q · m), plus offloaded weights crossing
@@ -306,56 +306,56 @@ FLAT = Calibration(
 # --- FITTED: begin (written by benchmarks/validate.py --write; edit there, not here) ---------------
 FITTED_TERMS: dict[tuple[HardwareClass, Engine], ClassTerms] = {
     (D, L): ClassTerms(
-        DecodeTerms(eta=0.947, token_ms=1.65, kv_factor=0.927,
-                    dequant_flop=7.29, stream_ms=0.0,
-                    band=(0.836, 1.175)),
+        DecodeTerms(eta=0.95, token_ms=1.64, kv_factor=0.935,
+                    dequant_flop=7.37, stream_ms=0.0,
+                    band=(0.838, 1.169)),
         PrefillTerms(eta=0.875, quant_factor=0.795, attn_factor=0.255, moe_factor=0.386),
         fitted=True, rows=105),
     (U, L): ClassTerms(
-        DecodeTerms(eta=0.919, token_ms=3.07, kv_factor=1.34,
-                    dequant_flop=3.98, stream_ms=0.616,
-                    band=(0.776, 1.196)),
+        DecodeTerms(eta=0.914, token_ms=3.05, kv_factor=1.35,
+                    dequant_flop=4.11, stream_ms=0.618,
+                    band=(0.773, 1.196)),
         PrefillTerms(eta=0.47, quant_factor=0.815, attn_factor=1.1, moe_factor=0.386),
         fitted=True, rows=109),
     (U, X): ClassTerms(
-        DecodeTerms(eta=0.989, token_ms=0.116, kv_factor=1.34,
-                    dequant_flop=3.98, stream_ms=0.616,
-                    band=(0.79, 1.189)),
+        DecodeTerms(eta=0.986, token_ms=0.112, kv_factor=1.35,
+                    dequant_flop=4.11, stream_ms=0.618,
+                    band=(0.791, 1.19)),
         PrefillTerms(eta=0.55, quant_factor=1.0, attn_factor=1.0, moe_factor=1.0),
         fitted=True, rows=10),
 }
 FITTED_HOST_ETA = 0.6
-FITTED_EXPERT_SPREAD = 0.732
-FITTED_UNFUSED_ATTN_ETA = 0.0149
-FITTED_MOE_TOKEN = 1.58
+FITTED_EXPERT_SPREAD = 0.734
+FITTED_UNFUSED_ATTN_ETA = 0.0152
+FITTED_MOE_TOKEN = 1.59
 FITTED_ERA_TOKEN: dict[BuildEra, float] = {
     BuildEra.BEFORE_2024_05: 1.66,
     BuildEra.MAY_TO_DEC_2024: 1.3,
 }
 FITTED_BACKENDS: dict[Backend, BackendTerms] = {
-    Backend.METAL: BackendTerms(decode=0.964, prefill=1.56, rows=91),
-    Backend.ROCM: BackendTerms(decode=0.951, prefill=0.861, rows=8),
+    Backend.METAL: BackendTerms(decode=0.968, prefill=1.56, rows=91),
+    Backend.ROCM: BackendTerms(decode=0.952, prefill=0.861, rows=8),
     Backend.VULKAN: BackendTerms(decode=0.988, prefill=0.629, rows=60),
 }
 FITTED_MACHINES: dict[str, MachineTerms] = {
-    "AMD Radeon RX 7900 XTX @ 960 GB/s": MachineTerms(decode=0.991, rows=1),
-    "AMD Radeon RX 9070 XT @ 640 GB/s": MachineTerms(decode=1.03, rows=3),
-    "AMD Ryzen AI Max+ 395 (Strix Halo) @ 256 GB/s": MachineTerms(decode=0.991, rows=12),
-    "Apple M1 Max (32-core GPU) @ 400 GB/s": MachineTerms(decode=0.965, rows=8),
+    "AMD Radeon RX 7900 XTX @ 960 GB/s": MachineTerms(decode=0.982, rows=1),
+    "AMD Radeon RX 9070 XT @ 640 GB/s": MachineTerms(decode=1.06, rows=3),
+    "AMD Ryzen AI Max+ 395 (Strix Halo) @ 256 GB/s": MachineTerms(decode=0.992, rows=12),
+    "Apple M1 Max (32-core GPU) @ 400 GB/s": MachineTerms(decode=0.944, rows=8),
     "Apple M1 Pro (16-core GPU) @ 200 GB/s": MachineTerms(decode=1.01, rows=2),
     "Apple M1 Ultra (64-core GPU) @ 800 GB/s": MachineTerms(decode=1.0, rows=1),
-    "Apple M2 Ultra (76-core GPU) @ 800 GB/s": MachineTerms(decode=0.992, rows=12),
-    "Apple M3 Max (40-core GPU) @ 400 GB/s": MachineTerms(decode=1.05, rows=8),
-    "Apple M3 Ultra (80-core GPU) @ 819 GB/s": MachineTerms(decode=1.0, rows=1),
-    "Apple M4 Max (40-core GPU) @ 546 GB/s": MachineTerms(decode=1.0, rows=4),
+    "Apple M2 Ultra (76-core GPU) @ 800 GB/s": MachineTerms(decode=0.989, rows=12),
+    "Apple M3 Max (40-core GPU) @ 400 GB/s": MachineTerms(decode=1.08, rows=8),
+    "Apple M3 Ultra (80-core GPU) @ 819 GB/s": MachineTerms(decode=1.01, rows=1),
+    "Apple M4 Max (40-core GPU) @ 546 GB/s": MachineTerms(decode=1.01, rows=4),
     "Apple M4 Pro (20-core GPU) @ 273 GB/s": MachineTerms(decode=1.01, rows=7),
-    "Intel Arc B580 @ 456 GB/s": MachineTerms(decode=0.987, rows=1),
-    "NVIDIA DGX Spark (GB10) @ 273 GB/s": MachineTerms(decode=1.03, rows=45),
+    "Intel Arc B580 @ 456 GB/s": MachineTerms(decode=0.974, rows=1),
+    "NVIDIA DGX Spark (GB10) @ 273 GB/s": MachineTerms(decode=1.04, rows=45),
     "NVIDIA GeForce RTX 3060 @ 360 GB/s": MachineTerms(decode=1.01, rows=1),
-    "NVIDIA GeForce RTX 3080 @ 760 GB/s": MachineTerms(decode=1.03, rows=4),
-    "NVIDIA GeForce RTX 3090 @ 936 GB/s": MachineTerms(decode=0.966, rows=28),
-    "NVIDIA GeForce RTX 4090 @ 1008 GB/s": MachineTerms(decode=0.996, rows=30),
-    "NVIDIA GeForce RTX 5090 @ 1792 GB/s": MachineTerms(decode=0.988, rows=5),
+    "NVIDIA GeForce RTX 3080 @ 760 GB/s": MachineTerms(decode=1.05, rows=4),
+    "NVIDIA GeForce RTX 3090 @ 936 GB/s": MachineTerms(decode=0.955, rows=28),
+    "NVIDIA GeForce RTX 4090 @ 1008 GB/s": MachineTerms(decode=0.993, rows=30),
+    "NVIDIA GeForce RTX 5090 @ 1792 GB/s": MachineTerms(decode=0.978, rows=5),
     "NVIDIA RTX PRO 6000 Blackwell Workstation Edition @ 1792 GB/s": MachineTerms(decode=1.01, rows=5),
 }
 FITTED_NOTES: tuple[str, ...] = (
@@ -366,7 +366,7 @@ FITTED_NOTES: tuple[str, ...] = (
     "bands: 10th/90th percentile of measured ÷ predicted decode over the usable rows of the "
     "group (of its class when the group has fewer than 30), each row predicted out of sample "
     "(held out: this fit; training rows: 5-fold cross-validation, seed 0)",
-    "machine factors: a catalog machine's training decode rows, pulled toward 1 as if by 8 "
+    "machine factors: a catalog machine's training decode rows, pulled toward 1 as if by 4 "
     "extra rows at 1.0",
     "t₀ (token_ms) is a current llama.cpp build's (2025 onward); rows from older builds were "
     "fitted with FITTED_ERA_TOKEN × t₀ (the file's build_date; undated rows count as current)",

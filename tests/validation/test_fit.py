@@ -148,11 +148,11 @@ def test_machine_factors_are_recovered_and_shrunk(cases: list) -> None:
 
     many, few = "NVIDIA GeForce RTX 3090 @ 936 GB/s", "NVIDIA GeForce RTX 3070 @ 448 GB/s"
     rows = {k: sum(1 for c in cases if c.test == "tg" and machine_key(c) == k) for k in (many, few)}
-    assert rows[many] > 3 * MACHINE_PRIOR_ROWS and rows[few] < MACHINE_PRIOR_ROWS
+    assert rows[many] > 3 * MACHINE_PRIOR_ROWS and rows[few] <= MACHINE_PRIOR_ROWS
     truth = replace(KNOWN, machines={many: MachineTerms(decode=0.8), few: MachineTerms(decode=0.7)})
     got = fit(cases, measured=predict(cases, truth), train=np.ones(len(cases), bool)).calibration
-    assert 0.8 <= got.machines[many].decode < 0.88 and got.machines[many].rows == rows[many]
-    assert 0.85 < got.machines[few].decode < 0.97  # 4 rows against 8 pseudo-rows at 1.0
+    assert 0.8 <= got.machines[many].decode < 0.86 and got.machines[many].rows == rows[many]
+    assert 0.75 < got.machines[few].decode < 0.95  # 4 rows against 4 pseudo-rows at 1.0
     assert all(machine_key(c) in got.machines for c in cases if c.test == "tg" and c.row.hardware_id)
     # a hardware_specs.csv line of a catalog chip (the M3 Max 40-core with 64 GB) counts for that chip;
     # one of a chip no catalog entry has (an RTX 4080, a Tesla P40) gets nothing

@@ -270,6 +270,14 @@ class Calibration:
         """The machine's own factor (1.0 for chips without published runs and custom hardware)."""
         return self.machines.get(machine_key(hw), NO_MACHINE_TERMS)
 
+    def decode_eta(self, kind: HardwareClass, engine: Engine, backend: Backend | None = None,
+                   hw: Hardware | None = None) -> float:
+        """The fitted decode η: the class's, times the backend's factor and the machine's own where given.
+        No memory system delivers more than its datasheet bandwidth, so it stops at 1."""
+        b = self.backend(engine, backend).decode if backend is not None else 1.0
+        own = self.machine(hw).decode if hw is not None else 1.0
+        return min(self.get(kind, engine).decode.eta * b * own, 1.0)
+
     def moe_factor(self, engine: Engine, moe: bool) -> float:
         """Factor on t₀ for a mixture-of-experts model under llama.cpp (1.0 for dense models and other
         engines)."""

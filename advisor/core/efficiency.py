@@ -43,9 +43,7 @@ def default_eta(kind: HardwareClass, engine: Engine, calibration: Calibration | 
     with `machine`, times that machine's own factor where published runs gave it one."""
     cal = calibration or CALIBRATION
     t = terms_for(kind, engine, cal)
-    b = cal.backend(engine, backend) if backend is not None else None
-    own = cal.machine(machine).decode if machine is not None else 1.0
-    eta = min(t.decode.eta * (b.decode if b else 1.0) * own, 1.0)  # as decode_eta: never above 1
-    compute = t.prefill.eta * (b.prefill if b else 1.0)
+    eta = cal.decode_eta(kind, engine, backend, machine)
+    compute = t.prefill.eta * (cal.backend(engine, backend).prefill if backend is not None else 1.0)
     lo, hi = t.decode.band
     return EtaDefault(eta, eta * lo, eta * hi, compute)

@@ -71,9 +71,8 @@ def decode_eta(scenario: Scenario, calibration: Calibration | None = None) -> fl
     w = scenario.workload
     if w.efficiency is not None:
         return w.efficiency
-    # no memory system delivers more than its datasheet bandwidth: a machine's factor stops at η = 1
-    return min(terms_for(scenario.hardware.kind, w.engine, calibration).decode.eta
-               * backend_terms(scenario, calibration).decode * machine_terms(scenario, calibration).decode, 1.0)
+    return (calibration or CALIBRATION).decode_eta(scenario.hardware.kind, w.engine, backend_in_use(scenario),
+                                                   scenario.hardware)
 
 
 def compute_eta(scenario: Scenario, calibration: Calibration | None = None) -> float:

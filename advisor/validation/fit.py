@@ -213,7 +213,7 @@ def catalog_chips() -> frozenset[str]:
     return frozenset(chip_key(to_hardware(e)) for e in shipped_catalog().hardware.values())
 
 
-def machine_key(c: Case) -> str | None:
+def catalog_chip(c: Case) -> str | None:
     """The catalog chip a row ran on (calibration.machine_key), None for a chip no catalog entry has
     (a hardware_specs.csv line of another chip): the app can only apply a factor to a chip a user can
     pick. A specs line of a catalog chip with another memory size counts for that chip."""
@@ -223,7 +223,7 @@ def machine_key(c: Case) -> str | None:
 
 def machine_params(rows: Sequence[Case]) -> list[Param]:
     """One factor on η per catalog machine the rows ran on, shrunk toward 1."""
-    seen = sorted({k for c in rows if (k := machine_key(c)) is not None})
+    seen = sorted({k for c in rows if (k := catalog_chip(c)) is not None})
     return [Param(f"machine_eta[{k}]", "machine", (), "positive", 1.0, 0.3, 2.0,
                   prior_rows=MACHINE_PRIOR_ROWS, machine=k) for k in seen]
 
@@ -425,7 +425,7 @@ def fit(cases: Sequence[Case], measured: NDArray[np.float64] | None = None, base
     cal = replace(cal, backends={b: replace(t, rows=sum(1 for c in tr if _backend(c) is b))
                                  for b, t in sorted(cal.backends.items())},
                   era_token=dict(sorted(cal.era_token.items(), key=lambda kv: list(BuildEra).index(kv[0]))),
-                  machines={k: replace(t, rows=sum(1 for c in tr if c.test == "tg" and machine_key(c) == k))
+                  machines={k: replace(t, rows=sum(1 for c in tr if c.test == "tg" and catalog_chip(c) == k))
                             for k, t in sorted(cal.machines.items())})
     everything = case_inputs(cases, base)
     cal = bands(cases, meas, predict_with(cases, everything, cal), cal, min_rows)

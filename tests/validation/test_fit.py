@@ -144,23 +144,23 @@ def test_machine_factors_are_recovered_and_shrunk(cases: list) -> None:
     """A catalog machine with many rows gets most of the way to its true factor, one with a single row only
     part of the way (the pull toward 1); machines only hardware_specs.csv knows get none."""
     from advisor.core.calibration import MachineTerms
-    from advisor.validation.fit import MACHINE_PRIOR_ROWS, machine_key
+    from advisor.validation.fit import MACHINE_PRIOR_ROWS, catalog_chip
 
     many, few = "NVIDIA GeForce RTX 3090 @ 936 GB/s", "NVIDIA GeForce RTX 3070 @ 448 GB/s"
-    rows = {k: sum(1 for c in cases if c.test == "tg" and machine_key(c) == k) for k in (many, few)}
+    rows = {k: sum(1 for c in cases if c.test == "tg" and catalog_chip(c) == k) for k in (many, few)}
     assert rows[many] > 3 * MACHINE_PRIOR_ROWS and rows[few] <= MACHINE_PRIOR_ROWS
     truth = replace(KNOWN, machines={many: MachineTerms(decode=0.8), few: MachineTerms(decode=0.7)})
     got = fit(cases, measured=predict(cases, truth), train=np.ones(len(cases), bool)).calibration
     assert 0.8 <= got.machines[many].decode < 0.86 and got.machines[many].rows == rows[many]
     assert 0.75 < got.machines[few].decode < 0.95  # 4 rows against 4 pseudo-rows at 1.0
-    assert all(machine_key(c) in got.machines for c in cases if c.test == "tg" and c.row.hardware_id)
+    assert all(catalog_chip(c) in got.machines for c in cases if c.test == "tg" and c.row.hardware_id)
     # a hardware_specs.csv line of a catalog chip (the M3 Max 40-core with 64 GB) counts for that chip;
     # one of a chip no catalog entry has (an RTX 4080, a Tesla P40) gets nothing
     from advisor.core.calibration import machine_key as chip_key
 
     spec_rows = [c for c in cases if c.test == "tg" and not c.row.hardware_id]
-    assert any(machine_key(c) == "Apple M3 Max (40-core GPU) @ 400 GB/s" for c in spec_rows)
-    others = {chip_key(c.scenario.hardware) for c in spec_rows if machine_key(c) is None}
+    assert any(catalog_chip(c) == "Apple M3 Max (40-core GPU) @ 400 GB/s" for c in spec_rows)
+    others = {chip_key(c.scenario.hardware) for c in spec_rows if catalog_chip(c) is None}
     assert others and not others & set(got.machines)
 
 

@@ -9,12 +9,12 @@ import time
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import advisor
 from advisor.catalog.convert import to_hardware, to_model, to_quant
 from advisor.catalog.loader import Catalog, load_catalog
-from advisor.core.curves import AXES
+from advisor.core.curves import AXES, Axis
 from advisor.core.scenario import Scenario
 from advisor.paths import user_catalog_dir
 from advisor.session import Session, SessionFileError, load_session
@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     from advisor.ui.main_window import MainWindow
     from advisor.ui.store import Store
 
-    app = QApplication.instance() or QApplication([sys.argv[0]])
+    app = cast(QApplication, QApplication.instance() or QApplication([sys.argv[0]]))
     app.setApplicationName("LLM speed advisor")
     app.setDesktopFileName(APP_ID)  # Wayland: match the window to llm-speed-advisor.desktop and its icon
     app.setWindowIcon(app_icon())
@@ -166,7 +166,7 @@ def report_painted() -> None:
             pass
 
 
-def _render_and_exit(app: Any, window: Any, screenshot: Path | None, plots: list[tuple[str, Path]]) -> int:
+def _render_and_exit(app: Any, window: Any, screenshot: Path | None, plots: list[tuple[Axis, Path]]) -> int:
     """--screenshot and --export-plot: draw without showing anything, write the PNGs, exit 0 if all were written."""
     from PySide6.QtCore import Qt
 

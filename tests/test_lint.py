@@ -1,4 +1,5 @@
-"""The code stays lint-clean (ruff, configured in pyproject.toml), and the core stays Qt-free."""
+"""The code stays lint-clean (ruff) and type-clean (mypy), both configured in pyproject.toml, and the core
+stays Qt-free."""
 
 from __future__ import annotations
 
@@ -16,6 +17,12 @@ def test_ruff_clean() -> None:
     pytest.importorskip("ruff")
     run = subprocess.run([sys.executable, "-m", "ruff", "check", "advisor", "tests", "benchmarks", "packaging",
                           "scripts"], cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout[-3000:]
+
+
+def test_mypy_clean() -> None:
+    pytest.importorskip("mypy")
+    run = subprocess.run([sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True, text=True)
     assert run.returncode == 0, run.stdout[-3000:]
 
 

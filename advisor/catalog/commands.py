@@ -173,7 +173,7 @@ def _describe(entry: ModelEntry) -> list[tuple[str, str]]:
         if v is not None:
             rows.append((label, f"{v:,}"))
     rows.append(("max context", f"{e.max_context:,}"))
-    attention = e.attention
+    attention: str = e.attention
     if e.attention == "sliding":
         attention += f" (window {e.sliding_window:,} on {e.sliding_layers} layers)"
     elif e.attention == "mla":

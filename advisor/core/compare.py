@@ -15,7 +15,7 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -373,8 +373,8 @@ def summary_verdict(rows: Sequence[CompareRow], what: str, threshold: float) -> 
     parts: list[str] = []
     if holding:
         best = max(holding, key=lambda r: r.decode_tok_s or 0)
-        slow = "" if best.interactive else f", under your {rate(threshold)} tok/s"
-        parts.append(f"{short_name(best.label)} runs {what} at {num(best.decode_tok_s or 0)} tok/s{slow}")
+        under = "" if best.interactive else f", under your {rate(threshold)} tok/s"
+        parts.append(f"{short_name(best.label)} runs {what} at {num(best.decode_tok_s or 0)} tok/s{under}")
     elif running:
         best = max(running, key=lambda r: r.decode_tok_s or 0)
         parts.append(f"none holds {what} in fast memory; {short_name(best.label)} does best by spilling to system RAM, "
@@ -515,6 +515,11 @@ class _Picks:
     nxt_total_gb: NDArray[np.float64]
 
 
+def _any(a: NDArray[np.bool_], axis: int) -> NDArray[np.bool_]:
+    """`a.any(axis)`, typed as the array it is (numpy's stubs also allow a scalar)."""
+    return cast(NDArray[np.bool_], a.any(axis=axis))
+
+
 def _next_models(has: NDArray[np.bool_], model: NDArray[np.intp], params: NDArray[np.float64]) -> NDArray[np.intp]:
     above = params[None, :] > np.where(has, params[model], -np.inf)[:, None]
     masked = np.where(above, params[None, :], np.inf)
@@ -524,12 +529,12 @@ def _next_models(has: NDArray[np.bool_], model: NDArray[np.intp], params: NDArra
 def _dense_picks(grid: Grid, params: NDArray[np.float64], bits: NDArray[np.float64],
                  threshold: float) -> _Picks:
     """The pick from a full machines × models × quants grid."""
-    ok = grid.fits & (grid.decode >= threshold)
+    ok = np.asarray(grid.fits & (grid.decode >= threshold), dtype=np.bool_)
     m_order = np.argsort(-params, kind="stable")
     q_order = np.argsort(-bits, kind="stable")
     ok_sorted = ok[:, m_order][:, :, q_order]
-    any_m = ok_sorted.any(axis=2)
-    has = any_m.any(axis=1)
+    any_m = _any(ok_sorted, axis=2)
+    has = _any(any_m, axis=1)
     mi = any_m.argmax(axis=1)
     h = np.arange(ok.shape[0])
     qi = ok_sorted[h, mi].argmax(axis=1)
@@ -564,8 +569,8 @@ def _staged_picks(stack: _Stack, caps: NDArray[np.float64], params: NDArray[np.f
         hh = np.concatenate([np.full(len(candidates[h][pos[h]:pos[h] + batch]), h) for h in todo])
         mm = np.concatenate([candidates[h][pos[h]:pos[h] + batch] for h in todo])
         g = stack.solve(hh[:, None], mm[:, None], qs)
-        ok = (g.fits & (g.decode >= threshold))[:, q_order]
-        row_ok = ok.any(axis=1)
+        ok = np.asarray(g.fits & (g.decode >= threshold), dtype=np.bool_)[:, q_order]
+        row_ok = _any(ok, axis=1)
         still = []
         start = 0
         for h in todo:

@@ -24,7 +24,8 @@ from advisor.core.scenario import Scenario
 from advisor.core.units import GB, MS_PER_S, S_PER_HOUR
 
 
-def _f(x: np.ndarray) -> float:
+def _f(x: float | np.ndarray) -> float:
+    """The first element of a roofline field or output (a scenario solves one point)."""
     return float(np.asarray(x).reshape(-1)[0])
 
 
@@ -277,8 +278,8 @@ def _result(s: Scenario, inp: Inputs, out: Outputs, explain: bool = True) -> Res
 
     prefill = _f(out.prefill) if runs else None
     if runs:
-        if w.prefill_rate is not None:
-            step("Prefill", lambda: f"measured {num(w.prefill_rate)} tok/s")
+        if (rate := w.prefill_rate) is not None:
+            step("Prefill", lambda: f"measured {num(rate)} tok/s")
         else:
             step("Prefill", lambda: _prefill_text(s, inp, out))
 

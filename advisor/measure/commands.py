@@ -110,9 +110,9 @@ def cmd_fit(args: argparse.Namespace, catalog: Catalog) -> int:
         if shipped is not None:
             print(f"  the shipped model is off by a median {100 * shipped:.1f} % on these rows; "
                   f"your η by {100 * f.median_abs_residual:.1f} %")
-    for r, why in fit.skipped:
-        where = f" (line {r.line})" if r.line else ""
-        print(f"not used: {r.label}{where}: {why}")
+    for skipped, why in fit.skipped:
+        where = f" (line {skipped.line})" if skipped.line else ""
+        print(f"not used: {skipped.label}{where}: {why}")
     for note in fit.notes:
         print(f"note: {note}")
     print(f"this scenario: {change.summary()}")

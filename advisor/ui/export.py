@@ -24,7 +24,7 @@ from advisor.ui.plots.titles import scenario_title
 from advisor.ui.store import Extras, Snapshot
 
 SLIDE_SIZE = (1920, 1080)
-PLOT_CLASSES: dict[Axis, type[TokPlot]] = {"context": ContextPlot, "params": ParamsPlot, "batch": BatchPlot}
+PLOT_CLASSES: dict[Axis, Callable[[], TokPlot]] = {"context": ContextPlot, "params": ParamsPlot, "batch": BatchPlot}
 
 
 class ExportError(Exception):
@@ -110,9 +110,9 @@ def dashboard_image(snap: Snapshot, extras: Extras | None, title: str,
 def save_png(image: QImage, path: Path) -> None:
     buf = QBuffer()
     buf.open(QIODevice.OpenModeFlag.WriteOnly)
-    if not image.save(buf, "PNG"):
+    if not image.save(buf, "PNG"):  # type: ignore[call-overload]  # the stub says bytes; PySide wants str
         raise ExportError(f"{path}: could not encode the image")
-    write_export(path, bytes(buf.data()))
+    write_export(path, bytes(buf.data().data()))
 
 
 def copy_image(image: QImage) -> None:

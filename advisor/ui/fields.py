@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 import types
-from typing import Any, Union, get_args, get_origin
+from typing import Any, Union, cast, get_args, get_origin
 
 import annotated_types as at
 from pydantic import BaseModel
@@ -19,13 +19,13 @@ def _bounds(info: Any) -> tuple[float, float, bool]:
     lo, hi, strict_lo = -BIG, BIG, False
     for m in info.metadata:
         if isinstance(m, at.Ge):
-            lo = float(m.ge)
+            lo = float(cast(float, m.ge))
         elif isinstance(m, at.Gt):
-            lo, strict_lo = float(m.gt), True
+            lo, strict_lo = float(cast(float, m.gt)), True
         elif isinstance(m, at.Le):
-            hi = float(m.le)
+            hi = float(cast(float, m.le))
         elif isinstance(m, at.Lt):
-            hi = float(m.lt)
+            hi = float(cast(float, m.lt))
     return lo, hi, strict_lo
 
 
@@ -103,7 +103,10 @@ def show_value(box: QSpinBox | QDoubleSpinBox, value: float | None) -> None:
     if box.value() == target:
         return  # setValue re-renders the text (and repaints) even when nothing changed
     with QSignalBlocker(box):
-        box.setValue(target)
+        if isinstance(box, QSpinBox):
+            box.setValue(round(target))
+        else:
+            box.setValue(float(target))
 
 
 def read_value(box: QSpinBox | QDoubleSpinBox) -> float | int | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from html import escape
 from pathlib import Path
 
@@ -129,21 +130,21 @@ class MainWindow(SavesToFile, QMainWindow):
         self.status.setFixedWidth(440)  # a fixed width: changing text must not re-lay out the window
         self.statusBar().addPermanentWidget(self.status)
         self._build_menus()
-        store.changed.connect(self.render)
+        store.changed.connect(self.show_snapshot)
         store.extras_changed.connect(self.plots["params"].show_extras)  # type: ignore[attr-defined]
         store.extras_changed.connect(self.show_status)
         for plot in self.plots.values():
             store.extras_changed.connect(plot.settle_range)
         store.rejected.connect(lambda msg: self.statusBar().showMessage(f"Not applied — {msg}", 8000))
         store.history_changed.connect(self._history)
-        self.render(store.snapshot)
+        self.show_snapshot(store.snapshot)
         self.plots["params"].show_extras(store.extras)  # type: ignore[attr-defined]
         self.show_status()
         self._history()
 
     # --- menus ----------------------------------------------------------------------------
-    def _action(self, menu: object, text: str, slot: Callable[[], object], shortcut: QKeySequence | str | None = None,
-                tip: str = "") -> QAction:
+    def _action(self, menu: object, text: str, slot: Callable[[], object],
+                shortcut: QKeySequence | QKeySequence.StandardKey | str | None = None, tip: str = "") -> QAction:
         act = QAction(text, self)
         if shortcut is not None:
             act.setShortcut(QKeySequence(shortcut))
@@ -162,12 +163,12 @@ class MainWindow(SavesToFile, QMainWindow):
         self._action(f, "Save scenario &as…", self.save_as, QKeySequence.StandardKey.SaveAs)
         f.addSeparator()
         for axis, key in zip(AXES, ("1", "2", "3"), strict=True):
-            self._action(f, f"Export {axis} plot as PNG…", lambda a=axis: self.export_plot(a), f"Ctrl+{key}",
+            self._action(f, f"Export {axis} plot as PNG…", partial(self.export_plot, axis), f"Ctrl+{key}",
                          "1920×1080 PNG for slides")
         self._action(f, "Export &dashboard as PNG…", self.export_dashboard, "Ctrl+E")
         self._action(f, "&Copy context plot to clipboard", lambda: self.copy_plot("context"), "Ctrl+Shift+C")
         for axis in AXES:
-            self._action(f, f"Export {axis} curve as CSV…", lambda a=axis: self.export_csv(a))
+            self._action(f, f"Export {axis} curve as CSV…", partial(self.export_csv, axis))
         f.addSeparator()
         self._action(f, "&Quit", self.close, QKeySequence.StandardKey.Quit)
         e = bar.addMenu("&Edit")
@@ -205,11 +206,11 @@ class MainWindow(SavesToFile, QMainWindow):
     def _fill_recent(self) -> None:
         self.recent_menu.clear()
         for path in self.settings.recent_files:
-            self._action(self.recent_menu, path, lambda p=path: self.open_file(Path(p)))
+            self._action(self.recent_menu, path, partial(self.open_file, Path(path)))
         self.recent_menu.setEnabled(bool(self.settings.recent_files))
 
     # --- drawing --------------------------------------------------------------------------
-    def render(self, snap: Snapshot) -> None:
+    def show_snapshot(self, snap: Snapshot) -> None:
         shown = self.shown(snap)
         for plot in self.plots.values():
             plot.show_snapshot(shown)  # type: ignore[attr-defined]
@@ -221,7 +222,7 @@ class MainWindow(SavesToFile, QMainWindow):
     def set_show_published(self, on: bool) -> None:
         self.settings = self.settings.model_copy(update={"show_published": on})
         self.published_action.setChecked(on)
-        self.render(self.store.snapshot)
+        self.show_snapshot(self.store.snapshot)
 
     def show_status(self, _extras: object = None) -> None:
         """The status line follows once edits pause: repainting it repaints the window behind it."""

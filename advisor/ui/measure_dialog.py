@@ -96,7 +96,7 @@ class MeasureDialog(QDialog):
         self.change: Change | None = None
         self.saved: HardwareEntry | None = None
         self.bandwidth: BandwidthResult | None = None
-        self.thread: BandwidthThread | None = None
+        self.bandwidth_thread: BandwidthThread | None = None
         self._fitted_for: tuple[object, ...] | None = None  # the scenario the shown fit belongs to
 
         self.intro = QLabel()
@@ -328,13 +328,13 @@ class MeasureDialog(QDialog):
             self.bw_apply.setText(f"Use {self.bandwidth.gbps:.1f} GB/s as {what}")
 
     def start_bandwidth(self, seconds: float = DEFAULT_SECONDS, size_bytes: int | None = None) -> BandwidthThread:
-        if self.thread is not None and self.thread.isRunning():
-            return self.thread
+        if self.bandwidth_thread is not None and self.bandwidth_thread.isRunning():
+            return self.bandwidth_thread
         thread = BandwidthThread(seconds, size_bytes or default_size(_ram_bytes()), self)
         thread.progressed.connect(lambda f: self.bw_progress.setValue(round(100 * f)))
         thread.measured.connect(self._bandwidth_done)
         thread.failed.connect(self._bandwidth_failed)
-        self.thread = thread
+        self.bandwidth_thread = thread
         self.bw_start.setEnabled(False)
         self.bw_cancel.setEnabled(True)
         self.bw_apply.setEnabled(False)
@@ -344,8 +344,8 @@ class MeasureDialog(QDialog):
         return thread
 
     def cancel_bandwidth(self) -> None:
-        if self.thread is not None:
-            self.thread.cancel()
+        if self.bandwidth_thread is not None:
+            self.bandwidth_thread.cancel()
 
     def _bandwidth_done(self, result: BandwidthResult) -> None:
         self.bandwidth = result if result.passes > 0 and result.gbps > 0 else None
@@ -373,9 +373,9 @@ class MeasureDialog(QDialog):
         return self.store.update("hardware", f"Measured {what}", **{name: value})
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt's name
-        if self.thread is not None and self.thread.isRunning():
-            self.thread.cancel()
-            self.thread.wait(10_000)
+        if self.bandwidth_thread is not None and self.bandwidth_thread.isRunning():
+            self.bandwidth_thread.cancel()
+            self.bandwidth_thread.wait(10_000)
         super().closeEvent(event)
 
 

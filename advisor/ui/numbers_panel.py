@@ -135,10 +135,10 @@ class NumbersPanel(QWidget):
             color = theme.FEEL_COLOR[r.interactive_class].darker(140).name() if r.interactive_class else theme.AXIS
             feel = r.interactive_class.value if r.interactive_class else ""
             where = "fits in fast memory" if r.fits else f"{r.offloaded_fraction:.0%} offloaded: on the cliff"
-            self.verdict.setText(f"<span style='font-size:16pt; color:{color}'><b>{num(r.decode_tok_s)} tok/s</b>"
+            self.verdict.setText(f"<span style='font-size:16pt; color:{color}'><b>{num(r.decode_tok_s or 0)} tok/s</b>"
                                  f"</span> &nbsp; {feel} · {where}")
         g = self.grid
-        g.set_value("decode", f"{tok(r.decode_tok_s)} ({num(r.decode_low_tok_s)}–{num(r.decode_high_tok_s)})"
+        g.set_value("decode", f"{tok(r.decode_tok_s)} ({num(r.decode_low_tok_s or 0)}–{num(r.decode_high_tok_s or 0)})"
                     if r.runs else "does not run")
         g.set_value("ceiling", tok(r.decode_ceiling_tok_s) + (" — beaten by speculation" if r.exceeds_ceiling else ""))
         g.set_value("aggregate", f"{tok(r.aggregate_tok_s)} over {w.streams} stream{'s' if w.streams > 1 else ''}")

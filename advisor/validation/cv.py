@@ -94,8 +94,8 @@ class CVResult:
         """Per group: the median over seeds of the median and of the p90 absolute % error."""
         out: dict[str, tuple[float | None, float | None]] = {}
         for _, _, key in GROUPS:
-            med = [s.stats[key].median for s in self.seeds if s.stats[key].median is not None]
-            p90 = [s.stats[key].p90 for s in self.seeds if s.stats[key].p90 is not None]
+            med = [m for s in self.seeds if (m := s.stats[key].median) is not None]
+            p90 = [p for s in self.seeds if (p := s.stats[key].p90) is not None]
             out[key] = (float(np.median(med)) if med else None, float(np.median(p90)) if p90 else None)
         return out
 

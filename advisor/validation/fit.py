@@ -287,7 +287,8 @@ def apply_params(base: Calibration, params: Sequence[Param], x: NDArray[np.float
         v = p.value(float(xi))
         if p.term.startswith("backend.") and p.backend is not None:
             old = backends.get(p.backend, BackendTerms())
-            backends[p.backend] = replace(old, **{p.term.split(".")[1]: v})
+            backends[p.backend] = (replace(old, decode=v) if p.term == "backend.decode"
+                                   else replace(old, prefill=v))
             continue
         if p.term == "era_token" and p.era is not None:
             eras[p.era] = v
@@ -308,12 +309,13 @@ def apply_params(base: Calibration, params: Sequence[Param], x: NDArray[np.float
             moe_token = v
             continue
         part, attr = p.term.split(".")
+        change: dict[str, Any] = {attr: v}
         for g in p.groups:
             t = terms[g]
             if part == "decode":
-                terms[g] = replace(t, decode=replace(t.decode, **{attr: v}), fitted=True)
+                terms[g] = replace(t, decode=replace(t.decode, **change), fitted=True)
             else:
-                terms[g] = replace(t, prefill=replace(t.prefill, **{attr: v}), fitted=True)
+                terms[g] = replace(t, prefill=replace(t.prefill, **change), fitted=True)
     return replace(base, terms=terms, host_eta=host_eta, expert_spread=spread, backends=backends,
                    unfused_attn_eta=attn_eta, era_token=eras, moe_token=moe_token,
                    machines=machines)
@@ -468,8 +470,8 @@ def _tidy(cal: Calibration) -> Calibration:
 def _values(cal: Calibration, base: Calibration) -> dict[str, float]:
     out: dict[str, float] = {"host_eta": cal.host_eta, "expert_spread": cal.expert_spread,
                              "unfused_attn_eta": cal.unfused_attn_eta, "moe_token": cal.moe_token}
-    for e, v in cal.era_token.items():
-        out[f"era_token[{e.value}]"] = v
+    for era, v in cal.era_token.items():
+        out[f"era_token[{era.value}]"] = v
     for m, mt in cal.machines.items():
         out[f"machine.decode[{m}]"] = mt.decode
     for b, bt in cal.backends.items():

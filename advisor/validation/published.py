@@ -8,6 +8,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from advisor.core.calibration import Calibration
 from advisor.core.published import HeldOutFigure, Published
 from advisor.validation.data import MODEL_ALIASES, Case, DataSet
@@ -45,7 +47,7 @@ def published_rows(cases: Sequence[Case], calibration: Calibration | None = None
     """Every case the app shows, with the prediction `validate` makes for it under `calibration` (the
     committed one by default; `--write` passes the one it is about to commit)."""
     keep = [c for c in cases if c.row.hardware_id and c.kind != "offload"]
-    predicted = predict(keep, calibration) if keep else []
+    predicted = predict(keep, calibration) if keep else np.zeros(0)
     return [p for c, m in zip(keep, predicted, strict=True) if (p := published_row(c, float(m))) is not None]
 
 

@@ -37,15 +37,27 @@ class ErrorStats:
         return {"n": self.n, "median_pct": r(self.median), "p90_pct": r(self.p90)}
 
 
+def _kind_is(kind: str) -> Callable[[Case], bool]:
+    return lambda c: c.kind == kind
+
+
+def _class_is(value: str) -> Callable[[Case], bool]:
+    return lambda c: c.hw_class.value == value
+
+
+def _engine_is(value: str) -> Callable[[Case], bool]:
+    return lambda c: c.engine.value == value
+
+
 # Groups reported for each test: all rows, each kind of row, MoE rows, and each hardware class.
 def groups(cases: Sequence[Case]) -> list[tuple[str, Callable[[Case], bool]]]:
     out: list[tuple[str, Callable[[Case], bool]]] = [("all", lambda c: True)]
-    out += [(k, (lambda c, k=k: c.kind == k)) for k in KINDS]
+    out += [(k, _kind_is(k)) for k in KINDS]
     out.append(("MoE", lambda c: c.moe))
     classes = sorted({c.hw_class.value for c in cases})
-    out += [(f"class {k}", (lambda c, k=k: c.hw_class.value == k)) for k in classes]
+    out += [(f"class {k}", _class_is(k)) for k in classes]
     engines = sorted({c.engine.value for c in cases})
-    out += [(f"engine {e}", (lambda c, e=e: c.engine.value == e)) for e in engines]
+    out += [(f"engine {e}", _engine_is(e)) for e in engines]
     return out
 
 

@@ -96,6 +96,7 @@ class EditMachineDialog(QDialog):
 class MachinesPanel(QWidget):
     def __init__(self, store: CompareStore, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._shown_key: tuple[object, ...] | None = None  # what the table shows; None: redraw
         self.store = store
         self.current: Machine | None = store.setup.current
         order = list(HARDWARE_CLASS_LABELS)
@@ -239,7 +240,10 @@ class MachinesPanel(QWidget):
     def _price_edited(self, item: QTableWidgetItem) -> None:
         if item.column() != 1:
             return
-        label = self.table.item(item.row(), 0).data(Qt.ItemDataRole.UserRole)
+        name_item = self.table.item(item.row(), 0)
+        if name_item is None:
+            return
+        label = name_item.data(Qt.ItemDataRole.UserRole)
         text = item.text().replace("$", "").replace(",", "").replace("~", "").strip()
         if text in ("", "—", "-"):
             self.store.set_price(label, None)
@@ -258,7 +262,7 @@ class MachinesPanel(QWidget):
     def show_snapshot(self, snap: CompareSnapshot) -> None:
         machines = snap.setup.machines
         key = (machines, tuple(snap.colors.items()))
-        if key == getattr(self, "_shown_key", None):
+        if key == self._shown_key:
             return
         self._shown_key = key
         with QSignalBlocker(self.table):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, QSignalBlocker, Qt, Signal
@@ -71,14 +71,21 @@ class CatalogList(QWidget):
     def select_id(self, entry_id: str | None) -> None:
         with QSignalBlocker(self.tree):
             self.tree.clearSelection()
-            for i in range(self.tree.topLevelItemCount()):
-                top = self.tree.topLevelItem(i)
-                for j in range(top.childCount()):
-                    child = top.child(j)
-                    if child.data(0, ID_ROLE) == entry_id:
-                        child.setSelected(True)
-                        self._scroll_to_selection()
-                        return
+            for child in self._entry_items():
+                if child.data(0, ID_ROLE) == entry_id:
+                    child.setSelected(True)
+                    self._scroll_to_selection()
+                    return
+
+    def _entry_items(self) -> Iterator[QTreeWidgetItem]:
+        """The entries (second level) under every group heading, in display order."""
+        for i in range(self.tree.topLevelItemCount()):
+            top = self.tree.topLevelItem(i)
+            if top is None:
+                continue
+            for j in range(top.childCount()):
+                if (child := top.child(j)) is not None:
+                    yield child
 
     def _scroll_to_selection(self) -> None:
         """Bring the selected entry into view. Before the window is laid out the tree has no height
@@ -99,11 +106,7 @@ class CatalogList(QWidget):
         return super().eventFilter(watched, event)
 
     def visible_ids(self) -> list[str]:
-        out = []
-        for i in range(self.tree.topLevelItemCount()):
-            top = self.tree.topLevelItem(i)
-            out += [top.child(j).data(0, ID_ROLE) for j in range(top.childCount())]
-        return out
+        return [child.data(0, ID_ROLE) for child in self._entry_items()]
 
     def _activated(self, item: QTreeWidgetItem, _column: int = 0) -> None:
         entry_id = item.data(0, ID_ROLE)

@@ -77,7 +77,7 @@ class HardwarePanel(QWidget):
         self.split = QComboBox()
         self.split.addItem("layer split (adds capacity)", "layer")
         self.split.addItem("tensor parallel (adds speed)", "tensor")
-        self.split.setToolTip(Hardware.model_fields["split"].description)
+        self.split.setToolTip(Hardware.model_fields["split"].description or "")
 
         form = QFormLayout()
         for name, box in self.spins.items():

@@ -105,16 +105,20 @@ class QuantPanel(QWidget):
         with QSignalBlocker(self.table):
             self.table.clearSelection()
             for r in range(self.table.rowCount()):
-                if self.table.item(r, 0).data(ID_ROLE) == qid:
+                item = self.table.item(r, 0)
+                if item is not None and item.data(ID_ROLE) == qid:
                     self.table.selectRow(r)
-                    self.table.scrollToItem(self.table.item(r, 0))
+                    self.table.scrollToItem(item)
                     break
 
     def _picked(self) -> None:
         rows = self.table.selectionModel().selectedRows()
         if not rows:
             return
-        qid = self.table.item(rows[0].row(), 0).data(ID_ROLE)
+        item = self.table.item(rows[0].row(), 0)
+        if item is None:
+            return
+        qid = item.data(ID_ROLE)
         entry = self.store.catalog.quants[qid]
         data = self.store.session.model_dump()
         data["scenario"]["quant"] = to_quant(entry).model_dump()

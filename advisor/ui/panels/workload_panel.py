@@ -77,13 +77,13 @@ class WorkloadPanel(QWidget):
         self.backend.addItem("auto", None)
         for b, label in BACKEND_LABELS.items():
             self.backend.addItem(label, b.value)
-        self.backend.setToolTip(Workload.model_fields["backend"].description)
+        self.backend.setToolTip(Workload.model_fields["backend"].description or "")
         self.flash = QCheckBox("Flash attention")
-        self.flash.setToolTip(Workload.model_fields["flash_attention"].description)
+        self.flash.setToolTip(Workload.model_fields["flash_attention"].description or "")
         self.offload = QComboBox()
         for key, label in OFFLOAD_LABELS.items():
             self.offload.addItem(label, key)
-        self.offload.setToolTip(Workload.model_fields["offload"].description)
+        self.offload.setToolTip(Workload.model_fields["offload"].description or "")
 
         self.spec_on = QCheckBox("Speculative decoding")
         self.spec_on.setToolTip("A small draft model proposes tokens; the big model verifies them in one pass")

@@ -31,7 +31,7 @@ from advisor.catalog.loader import PUBLISHED_FILE, shipped_catalog  # noqa: E402
 from advisor.core.calibration import Calibration  # noqa: E402
 from advisor.validation.cv import DEFAULT_K, DEFAULT_SEEDS, cross_validate, cv_dict, cv_text  # noqa: E402
 from advisor.validation.data import load_dataset  # noqa: E402
-from advisor.validation.fit import BACKEND_PRIOR_ROWS, MACHINE_PRIOR_ROWS, fit  # noqa: E402
+from advisor.validation.fit import BACKEND_PRIOR_ROWS, GENERATION_PRIOR_ROWS, MACHINE_PRIOR_ROWS, fit  # noqa: E402
 from advisor.validation.out_of_sample import (  # noqa: E402
     held_out_interval,
     pooled,
@@ -80,6 +80,10 @@ def fitted_block(cal: Calibration, notes: tuple[str, ...]) -> str:
                      f"rows={bt.rows}),")
     lines += ["}", "FITTED_MACHINES: dict[str, MachineTerms] = {"]
     for name, mt in sorted(cal.machines.items()):
+        lines.append(f"    {json.dumps(name, ensure_ascii=False)}: "
+                     f"MachineTerms(decode={_num(mt.decode)}, rows={mt.rows}),")
+    lines += ["}", "FITTED_GENERATIONS: dict[str, MachineTerms] = {"]
+    for name, mt in sorted(cal.generations.items()):
         lines.append(f"    {json.dumps(name, ensure_ascii=False)}: "
                      f"MachineTerms(decode={_num(mt.decode)}, rows={mt.rows}),")
     lines += ["}", "FITTED_NOTES: tuple[str, ...] = ("]
@@ -143,6 +147,8 @@ def main(argv: list[str] | None = None) -> int:
         "bands: 10th/90th percentile of measured ÷ predicted decode over the usable rows of the group "
         "(of its class when the group has fewer than 30), each row predicted out of sample (held out: this "
         "fit; training rows: 5-fold cross-validation, seed 0)",
+        f"generation factors: the training decode rows of one GPU architecture, pulled toward 1 as if by "
+        f"{GENERATION_PRIOR_ROWS:g} extra rows at 1.0",
         f"machine factors: a catalog machine's training decode rows, pulled toward 1 as if by "
         f"{MACHINE_PRIOR_ROWS:g} extra rows at 1.0",
         "t₀ (token_ms) is a current llama.cpp build's (2025 onward); rows from older builds were fitted "

@@ -100,9 +100,9 @@ def test_estimate_uses_the_users_measured_eta(capsys: pytest.CaptureFixture[str]
 def test_estimate_lists_published_runs_of_the_same_setup(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["estimate", "--hardware", "m1-max-32c-64gb", "--model", "llama-3.1-70b", "--quant", "q4_k_m"]) == 0
     text = capsys.readouterr().out
-    # XiongjieDai's M1 Max tg4096 (May 2024): the model for that run is 25 % too fast, and says so
+    # XiongjieDai's M1 Max tg4096 (May 2024): the model for that run is 23 % too fast, and says so
     assert "Meta Llama 3 70B tg4096: measured 4.09 tok/s (Metal, build 2024-05, flash attention off); " \
-           "the model for that run 5.09 (+25%)" in text
+           "the model for that run 5.02 (+23%)" in text
     assert main(["estimate", "--hardware", "m1-max-32c-64gb", "--model", "llama-3.1-70b", "--quant", "q4_k_m",
                  "--json"]) == 0
     published = json.loads(capsys.readouterr().out)["published"]
@@ -111,7 +111,7 @@ def test_estimate_lists_published_runs_of_the_same_setup(capsys: pytest.CaptureF
     assert rows[0]["measured_tok_s"] == 3.71 and rows[0]["backend"] == "metal" and rows[0]["build"] == "2024-05"
     # the machine's record: 12 runs (8B and 70B, Q4_K_M and F16), every one slower than the model for it
     machine = published["machine"]
-    assert machine["runs"] == 12 and machine["models"] == 2 and machine["measured_over_model_high"] < 1.02
+    assert machine["runs"] == 12 and machine["models"] == 2 and machine["measured_over_model_high"] < 1.03
     assert main(["estimate", "--hardware", "rtx-5080", "--model", "llama-3.1-8b", "--quant", "q4_k_m",
                  "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["published"] == {"machine": None, "runs": [], "more": 0,

@@ -19,8 +19,8 @@ Decode, one step (B streams):
 - κ (`kv_factor`): the KV cache read costs κ times its bytes at the weights' rate. On unified memory
   κ > 1 (attention kernels stream the cache less efficiently than a matrix-vector product streams
   weights); on discrete GPUs the measured contexts (to 64K) slowed decode less than the cache's bytes
-  say (κ < η). Extrapolated far past that, the realistic figure would overtake the bandwidth
-  ceiling; roofline.solve stops it at the ceiling.
+  say (κ < 1). Where κ is also below the η in use, the realistic figure extrapolated far past them would
+  overtake the bandwidth ceiling; roofline.solve stops it at the ceiling.
 - d (`dequant_flop`): FLOP-equivalents per quantized weight to unpack it (N_q weights read from fast
   memory, F the device's FP16 peak). It is why a 4-bit model realizes less of its ceiling than the
   same model at 16 bits, and most on GPUs with little compute per byte of bandwidth.
@@ -42,11 +42,17 @@ Decode, one step (B streams):
   in three rows moves only part of the way.
   CUDA is the reference (1.0). A scenario without a backend uses the usual one for its hardware
   (`default_backend`: NVIDIA → CUDA, AMD → ROCm, Apple → Metal, Intel → SYCL, CPU only → CPU).
+- generation (`generations`, by `generation_key`: the GPU architecture the hardware's name says,
+  "Apple M3", "NVIDIA Ada", "AMD RDNA 3", ...): a factor on η shared by every chip of one architecture,
+  fitted where training rows ran on it and pulled toward 1 like the backend factors
+  (advisor.validation.fit.GENERATION_PRIOR_ROWS). A chip without published runs of its own gets its
+  architecture's (an M3 Pro borrows what the M3 Max and M3 runs say; an RTX 4070 Ti, the other Ada cards').
+  CPU-only machines and names that say no architecture use 1.0.
 - machine (`machines`, by `machine_key`: the hardware's name without its memory size, and its
   bandwidth): a chip with published runs among the training rows gets its own factor on η, the share
-  of its class's realized bandwidth this chip and its memory system deliver (the M1 Max streams less of
-  its 400 GB/s than the M3 Max does of the same figure). Memory sizes of one chip share it (the M2
-  Ultra 76-core with 128 or 192 GB). Each is pulled toward 1 as if by MACHINE_PRIOR_ROWS extra rows at
+  of its class's and architecture's realized bandwidth this chip and its memory system deliver (the M1
+  Max streams less of its 400 GB/s than the M3 Max does of the same figure). Memory sizes of one chip
+  share it (the M2 Ultra 76-core with 128 or 192 GB). Each is pulled toward 1 as if by MACHINE_PRIOR_ROWS extra rows at
   1.0 (advisor.validation.fit), so a chip seen in one run moves a fifth of the way it points.
   Chips without published runs, custom hardware and a catalog entry whose bandwidth was edited use 1.0.
 
@@ -224,6 +230,37 @@ NO_MACHINE_TERMS = MachineTerms()
 _MEMORY_SIZE = re.compile(r",?\s*\b\d+(?:\.\d+)?\s*GB\b")
 
 
+# GPU architecture generations by the words of a hardware name (checked in order; {0} = the regex's group)
+_GENERATIONS: tuple[tuple[str, str], ...] = (
+    (r"\bapple m(\d)\b", "Apple M{0}"),
+    (r"rtx 50\d\d|rtx pro \d+ blackwell|\bgb10\b|dgx spark|\bb200\b", "NVIDIA Blackwell"),
+    (r"rtx 40\d\d|\brtx \d+ ada\b|\bl40s?\b|\bl4\b", "NVIDIA Ada"),
+    (r"\bh100\b|\bh200\b|\bgh200\b", "NVIDIA Hopper"),
+    (r"rtx 30\d\d|\ba100\b|\brtx a\d000\b|\ba40\b|\ba10\b", "NVIDIA Ampere"),
+    (r"rtx 20\d\d|titan rtx|\bt4\b", "NVIDIA Turing"),
+    (r"\bv100\b|titan v\b", "NVIDIA Volta"),
+    (r"\bp40\b|\bp100\b|gtx 10\d\d", "NVIDIA Pascal"),
+    (r"rx 9\d\d\d|\br9700\b", "AMD RDNA 4"),
+    (r"rx 7\d\d\d|\bw7[89]00\b|\b7[89]0m\b|strix halo|ai max", "AMD RDNA 3"),
+    (r"rx 6\d\d\d|\bw6[89]00\b", "AMD RDNA 2"),
+    (r"\bmi[123]\d\dx?\b", "AMD CDNA"),
+    (r"\barc (?:pro )?b\d", "Intel Battlemage"),
+    (r"\barc (?:pro )?a\d", "Intel Alchemist"),
+)
+
+
+def generation_key(hw: Hardware) -> str | None:
+    """The GPU architecture generation the hardware's name says ("Apple M1", "NVIDIA Ada"); None for a
+    CPU-only machine and for a name that says none (custom hardware)."""
+    if hw.kind is HardwareClass.CPU:
+        return None
+    name = hw.name.lower()
+    for pattern, label in _GENERATIONS:
+        if (m := re.search(pattern, name)) is not None:
+            return label.format(*m.groups())
+    return None
+
+
 def machine_key(hw: Hardware) -> str:
     """One chip across its memory sizes: the name without the size, and the bandwidth, so the M2 Ultra
     76-core with 128 GB and with 192 GB share a key ("Apple M2 Ultra (76-core GPU) @ 800 GB/s") while
@@ -249,6 +286,8 @@ class Calibration:
     moe_token: float = 1.0
     # chips' own factors, by machine_key; absent: 1.0
     machines: dict[str, MachineTerms] = field(default_factory=dict)
+    # GPU architectures' factors, by generation_key; absent: 1.0
+    generations: dict[str, MachineTerms] = field(default_factory=dict)
 
     def get(self, kind: HardwareClass, engine: Engine) -> ClassTerms:
         return self.terms[(kind, engine)]
@@ -270,12 +309,19 @@ class Calibration:
         """The machine's own factor (1.0 for chips without published runs and custom hardware)."""
         return self.machines.get(machine_key(hw), NO_MACHINE_TERMS)
 
+    def generation(self, hw: Hardware) -> MachineTerms:
+        """The hardware's GPU architecture's factor (1.0 where no runs of it were fitted, or no
+        architecture is known)."""
+        key = generation_key(hw)
+        return self.generations.get(key, NO_MACHINE_TERMS) if key is not None else NO_MACHINE_TERMS
+
     def decode_eta(self, kind: HardwareClass, engine: Engine, backend: Backend | None = None,
                    hw: Hardware | None = None) -> float:
-        """The fitted decode η: the class's, times the backend's factor and the machine's own where given.
-        No memory system delivers more than its datasheet bandwidth, so it stops at 1."""
+        """The fitted decode η: the class's, times the backend's factor, the architecture's and the
+        machine's own where given. No memory system delivers more than its datasheet bandwidth, so it
+        stops at 1."""
         b = self.backend(engine, backend).decode if backend is not None else 1.0
-        own = self.machine(hw).decode if hw is not None else 1.0
+        own = self.generation(hw).decode * self.machine(hw).decode if hw is not None else 1.0
         return min(self.get(kind, engine).decode.eta * b * own, 1.0)
 
     def moe_factor(self, engine: Engine, moe: bool) -> float:
@@ -314,57 +360,72 @@ FLAT = Calibration(
 # --- FITTED: begin (written by benchmarks/validate.py --write; edit there, not here) ---------------
 FITTED_TERMS: dict[tuple[HardwareClass, Engine], ClassTerms] = {
     (D, L): ClassTerms(
-        DecodeTerms(eta=0.95, token_ms=1.64, kv_factor=0.935,
-                    dequant_flop=7.37, stream_ms=0.0,
-                    band=(0.838, 1.169)),
+        DecodeTerms(eta=0.928, token_ms=1.61, kv_factor=0.964,
+                    dequant_flop=6.73, stream_ms=0.0,
+                    band=(0.853, 1.159)),
         PrefillTerms(eta=0.875, quant_factor=0.795, attn_factor=0.255, moe_factor=0.386),
         fitted=True, rows=105),
     (U, L): ClassTerms(
-        DecodeTerms(eta=0.914, token_ms=3.05, kv_factor=1.35,
-                    dequant_flop=4.11, stream_ms=0.618,
-                    band=(0.773, 1.196)),
+        DecodeTerms(eta=0.908, token_ms=2.93, kv_factor=1.35,
+                    dequant_flop=4.2, stream_ms=0.622,
+                    band=(0.772, 1.195)),
         PrefillTerms(eta=0.47, quant_factor=0.815, attn_factor=1.1, moe_factor=0.386),
         fitted=True, rows=109),
     (U, X): ClassTerms(
-        DecodeTerms(eta=0.986, token_ms=0.112, kv_factor=1.35,
-                    dequant_flop=4.11, stream_ms=0.618,
-                    band=(0.791, 1.19)),
+        DecodeTerms(eta=0.987, token_ms=0.0972, kv_factor=1.35,
+                    dequant_flop=4.2, stream_ms=0.622,
+                    band=(0.79, 1.192)),
         PrefillTerms(eta=0.55, quant_factor=1.0, attn_factor=1.0, moe_factor=1.0),
         fitted=True, rows=10),
 }
 FITTED_HOST_ETA = 0.6
-FITTED_EXPERT_SPREAD = 0.734
-FITTED_UNFUSED_ATTN_ETA = 0.0152
-FITTED_MOE_TOKEN = 1.59
+FITTED_EXPERT_SPREAD = 0.732
+FITTED_UNFUSED_ATTN_ETA = 0.0155
+FITTED_MOE_TOKEN = 1.62
 FITTED_ERA_TOKEN: dict[BuildEra, float] = {
-    BuildEra.BEFORE_2024_05: 1.66,
-    BuildEra.MAY_TO_DEC_2024: 1.3,
+    BuildEra.BEFORE_2024_05: 1.71,
+    BuildEra.MAY_TO_DEC_2024: 1.34,
 }
 FITTED_BACKENDS: dict[Backend, BackendTerms] = {
-    Backend.METAL: BackendTerms(decode=0.968, prefill=1.56, rows=91),
-    Backend.ROCM: BackendTerms(decode=0.952, prefill=0.861, rows=8),
+    Backend.METAL: BackendTerms(decode=0.974, prefill=1.56, rows=91),
+    Backend.ROCM: BackendTerms(decode=0.955, prefill=0.861, rows=8),
     Backend.VULKAN: BackendTerms(decode=0.988, prefill=0.629, rows=60),
 }
 FITTED_MACHINES: dict[str, MachineTerms] = {
-    "AMD Radeon RX 7900 XTX @ 960 GB/s": MachineTerms(decode=0.982, rows=1),
-    "AMD Radeon RX 9070 XT @ 640 GB/s": MachineTerms(decode=1.06, rows=3),
-    "AMD Ryzen AI Max+ 395 (Strix Halo) @ 256 GB/s": MachineTerms(decode=0.992, rows=12),
-    "Apple M1 Max (32-core GPU) @ 400 GB/s": MachineTerms(decode=0.944, rows=8),
-    "Apple M1 Pro (16-core GPU) @ 200 GB/s": MachineTerms(decode=1.01, rows=2),
+    "AMD Radeon RX 7900 XTX @ 960 GB/s": MachineTerms(decode=0.984, rows=1),
+    "AMD Radeon RX 9070 XT @ 640 GB/s": MachineTerms(decode=1.04, rows=3),
+    "AMD Ryzen AI Max+ 395 (Strix Halo) @ 256 GB/s": MachineTerms(decode=1.0, rows=12),
+    "Apple M1 Max (32-core GPU) @ 400 GB/s": MachineTerms(decode=0.96, rows=8),
+    "Apple M1 Pro (16-core GPU) @ 200 GB/s": MachineTerms(decode=1.03, rows=2),
     "Apple M1 Ultra (64-core GPU) @ 800 GB/s": MachineTerms(decode=1.0, rows=1),
-    "Apple M2 Ultra (76-core GPU) @ 800 GB/s": MachineTerms(decode=0.989, rows=12),
-    "Apple M3 Max (40-core GPU) @ 400 GB/s": MachineTerms(decode=1.08, rows=8),
-    "Apple M3 Ultra (80-core GPU) @ 819 GB/s": MachineTerms(decode=1.01, rows=1),
-    "Apple M4 Max (40-core GPU) @ 546 GB/s": MachineTerms(decode=1.01, rows=4),
+    "Apple M2 Ultra (76-core GPU) @ 800 GB/s": MachineTerms(decode=1.01, rows=12),
+    "Apple M3 Max (40-core GPU) @ 400 GB/s": MachineTerms(decode=1.04, rows=8),
+    "Apple M3 Ultra (80-core GPU) @ 819 GB/s": MachineTerms(decode=0.998, rows=1),
+    "Apple M4 Max (40-core GPU) @ 546 GB/s": MachineTerms(decode=1.0, rows=4),
     "Apple M4 Pro (20-core GPU) @ 273 GB/s": MachineTerms(decode=1.01, rows=7),
-    "Intel Arc B580 @ 456 GB/s": MachineTerms(decode=0.974, rows=1),
-    "NVIDIA DGX Spark (GB10) @ 273 GB/s": MachineTerms(decode=1.04, rows=45),
+    "Intel Arc B580 @ 456 GB/s": MachineTerms(decode=0.973, rows=1),
+    "NVIDIA DGX Spark (GB10) @ 273 GB/s": MachineTerms(decode=1.03, rows=45),
     "NVIDIA GeForce RTX 3060 @ 360 GB/s": MachineTerms(decode=1.01, rows=1),
     "NVIDIA GeForce RTX 3080 @ 760 GB/s": MachineTerms(decode=1.05, rows=4),
-    "NVIDIA GeForce RTX 3090 @ 936 GB/s": MachineTerms(decode=0.955, rows=28),
-    "NVIDIA GeForce RTX 4090 @ 1008 GB/s": MachineTerms(decode=0.993, rows=30),
-    "NVIDIA GeForce RTX 5090 @ 1792 GB/s": MachineTerms(decode=0.978, rows=5),
+    "NVIDIA GeForce RTX 3090 @ 936 GB/s": MachineTerms(decode=0.962, rows=28),
+    "NVIDIA GeForce RTX 4090 @ 1008 GB/s": MachineTerms(decode=0.982, rows=30),
+    "NVIDIA GeForce RTX 5090 @ 1792 GB/s": MachineTerms(decode=0.975, rows=5),
     "NVIDIA RTX PRO 6000 Blackwell Workstation Edition @ 1792 GB/s": MachineTerms(decode=1.01, rows=5),
+}
+FITTED_GENERATIONS: dict[str, MachineTerms] = {
+    "AMD RDNA 2": MachineTerms(decode=0.99, rows=1),
+    "AMD RDNA 3": MachineTerms(decode=0.985, rows=15),
+    "AMD RDNA 4": MachineTerms(decode=1.04, rows=3),
+    "Apple M1": MachineTerms(decode=0.963, rows=13),
+    "Apple M2": MachineTerms(decode=0.966, rows=28),
+    "Apple M3": MachineTerms(decode=1.07, rows=10),
+    "Apple M4": MachineTerms(decode=1.01, rows=11),
+    "Intel Battlemage": MachineTerms(decode=0.973, rows=1),
+    "NVIDIA Ada": MachineTerms(decode=1.04, rows=34),
+    "NVIDIA Ampere": MachineTerms(decode=1.01, rows=37),
+    "NVIDIA Blackwell": MachineTerms(decode=1.01, rows=55),
+    "NVIDIA Pascal": MachineTerms(decode=1.01, rows=2),
+    "NVIDIA Turing": MachineTerms(decode=0.981, rows=14),
 }
 FITTED_NOTES: tuple[str, ...] = (
     "fitted on 227 decode + 160 prefill rows, the training part of the 550 usable measurements "
@@ -374,6 +435,8 @@ FITTED_NOTES: tuple[str, ...] = (
     "bands: 10th/90th percentile of measured ÷ predicted decode over the usable rows of the "
     "group (of its class when the group has fewer than 30), each row predicted out of sample "
     "(held out: this fit; training rows: 5-fold cross-validation, seed 0)",
+    "generation factors: the training decode rows of one GPU architecture, pulled toward 1 as "
+    "if by 4 extra rows at 1.0",
     "machine factors: a catalog machine's training decode rows, pulled toward 1 as if by 4 "
     "extra rows at 1.0",
     "t₀ (token_ms) is a current llama.cpp build's (2025 onward); rows from older builds were "
@@ -392,6 +455,7 @@ CALIBRATION = Calibration(
     era_token=FITTED_ERA_TOKEN,
     moe_token=FITTED_MOE_TOKEN,
     machines=FITTED_MACHINES,
+    generations=FITTED_GENERATIONS,
 )
 
 

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from advisor.core.calibration import BACKEND_LABELS
+from advisor.core.calibration import BACKEND_LABELS, generation_key
 from advisor.core.feel import FEEL_TEXT, feel
 from advisor.core.fmt import num
 from advisor.core.inputs import (
@@ -15,6 +15,7 @@ from advisor.core.inputs import (
     build_inputs,
     decode_band,
     decode_eta,
+    generation_terms,
     machine_terms,
     realistic_band,
 )
@@ -68,6 +69,19 @@ def _machine_factor(s: Scenario) -> tuple[float, str] | None:
     return mt.decode, f" × {mt.decode:.3g} this machine's own (fitted to {runs})"
 
 
+def _generation_factor(s: Scenario) -> tuple[float, str] | None:
+    """(factor, "× 1.07 Apple M3 architecture (fitted to 10 decode runs)") when the fit gave the
+    hardware's GPU architecture a factor (and no explicit η replaces the fitted one)."""
+    if s.workload.efficiency is not None:
+        return None
+    gt = generation_terms(s)
+    key = generation_key(s.hardware)
+    if gt.decode == 1.0 or key is None:
+        return None
+    runs = f"{gt.rows} decode run{'s' if gt.rows != 1 else ''}"
+    return gt.decode, f" × {gt.decode:.3g} {key} architecture (fitted to {runs})"
+
+
 def _realistic_text(s: Scenario, inp: Inputs, out: Outputs, eta: float) -> str:
     """The realistic decode step, term by term, adding up to the tok/s shown."""
     hw = s.hardware
@@ -79,11 +93,12 @@ def _realistic_text(s: Scenario, inp: Inputs, out: Outputs, eta: float) -> str:
     kv = _f(out.fast_kv)
     weights = _f(out.fast_read) - kv
     eta_text = f"η {eta:.2f}"
-    backend = _backend_factor(s, "decode")
-    machine = _machine_factor(s)
-    if backend is not None or machine is not None:  # the class's η × the backend's and the machine's factors
-        class_eta = eta / (backend[0] if backend else 1.0) / (machine[0] if machine else 1.0)
-        eta_text = f"η {class_eta:.2f}{backend[1] if backend else ''}{machine[1] if machine else ''}"
+    factors = [f for f in (_backend_factor(s, "decode"), _generation_factor(s), _machine_factor(s)) if f is not None]
+    if factors:  # the class's η × the backend's, the architecture's and the machine's factors
+        class_eta = eta
+        for value, _ in factors:
+            class_eta /= value
+        eta_text = f"η {class_eta:.2f}" + "".join(text for _, text in factors)
     if hw.scaling_efficiency < 1:
         eta_text += f" × {hw.scaling_efficiency:.2f} multi-device scaling"
     parts = []

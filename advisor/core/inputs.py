@@ -65,9 +65,14 @@ def machine_terms(scenario: Scenario, calibration: Calibration | None = None) ->
     return (calibration or CALIBRATION).machine(scenario.hardware)
 
 
+def generation_terms(scenario: Scenario, calibration: Calibration | None = None) -> MachineTerms:
+    """The hardware's GPU architecture's fitted factor (1.0 unless published runs on it were fitted)."""
+    return (calibration or CALIBRATION).generation(scenario.hardware)
+
+
 def decode_eta(scenario: Scenario, calibration: Calibration | None = None) -> float:
     """The decode η in use: the user's, or the fitted one for the hardware class and engine times the
-    backend's factor and the machine's."""
+    backend's factor, the architecture's and the machine's."""
     w = scenario.workload
     if w.efficiency is not None:
         return w.efficiency

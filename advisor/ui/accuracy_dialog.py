@@ -19,18 +19,20 @@ from PySide6.QtWidgets import (
 
 from advisor.catalog.convert import to_hardware
 from advisor.catalog.loader import Catalog
-from advisor.core.calibration import BACKEND_LABELS, CALIBRATION, Calibration, machine_key
+from advisor.core.calibration import BACKEND_LABELS, CALIBRATION, Calibration, generation_key, machine_key
 from advisor.core.hardware import HARDWARE_CLASS_LABELS
 from advisor.core.published import HeldOutFigure, all_records
 
 INTRO = ("Each realistic figure comes from a model fitted to published llama-bench, MLX and vLLM runs. "
          "Below, per catalog machine, how the runs published on it compare with the model's figure for "
          "each run (same context, backend, flash-attention setting and build): above 1, the machine ran "
-         "faster than the model says. A machine's own factor is what its runs among the fit's training rows "
-         "say about its memory system beyond its class and backend (1 where none were fitted); the model's "
-         "figure includes it. The full validation, held-out rows apart, is "
+         "faster than the model says. An architecture's factor is what the training runs on its GPU "
+         "generation (Apple M3, NVIDIA Ada, ...) say beyond the class and backend; a machine's own factor is "
+         "what its own runs add to that (1 where none were fitted); the model's figure includes both. The full "
+         "validation, held-out rows apart, is "
          "<code>python -m advisor.cli validate</code>.")
-COLUMNS = ("Machine", "Engine", "Runs", "Models", "Measured ÷ model (median)", "Lowest", "Highest", "Own factor on η")
+COLUMNS = ("Machine", "Engine", "Runs", "Models", "Measured ÷ model (median)", "Lowest", "Highest",
+           "Architecture's factor", "Own factor on η")
 
 
 def held_out_html(figures: Sequence[HeldOutFigure]) -> str:
@@ -66,10 +68,12 @@ def terms_html(cal: Calibration = CALIBRATION) -> str:
                     f"<td>{d.dequant_flop:.3g}</td><td>{d.band[0]:.2f}–{d.band[1]:.2f}</td>"
                     f"<td>{t.rows}</td></tr>")
     backends = ", ".join(f"{BACKEND_LABELS[b]} {bt.decode:.3g}" for b, bt in cal.backends.items())
+    generations = ", ".join(f"{g} {gt.decode:.3g}" for g, gt in cal.generations.items())
     return ("<b>The fitted decode model</b> (time per token = weights ÷ (bandwidth × η) + κ × KV ÷ (bandwidth × η) "
             "+ unpacking d FLOP per weight + t₀):<table cellpadding='3'><tr><th align='left'>class, engine</th>"
             "<th>η</th><th>t₀</th><th>κ</th><th>d</th><th>band</th><th>rows</th></tr>" + "".join(rows)
-            + f"</table>Backend factors on η (CUDA 1): {escape(backends)}. A mixture-of-experts model's t₀ is "
+            + f"</table>Backend factors on η (CUDA 1): {escape(backends)}. Architecture factors on η: "
+            f"{escape(generations or 'none')}. A mixture-of-experts model's t₀ is "
             f"{cal.moe_token:.3g} × t₀ under llama.cpp (the router, top-k and expert gather add kernels to "
             "every layer).")
 
@@ -105,8 +109,14 @@ class AccuracyDialog(QDialog):
                      QTableWidgetItem(e.engine.value), SortItem(str(rec.runs), rec.runs),
                      SortItem(str(rec.models), rec.models)]
             items += [SortItem(f"{v:.2f}", v) for v in (rec.median, rec.low, rec.high)]
-            # none: no training runs on this chip, its η is its class's
-            fitted = CALIBRATION.machines.get(machine_key(to_hardware(entry))) if entry is not None else None
+            # none: no training runs on this architecture or chip, its η is its class's
+            hw = to_hardware(entry) if entry is not None else None
+            gen_key = generation_key(hw) if hw is not None else None
+            gen = CALIBRATION.generations.get(gen_key) if gen_key is not None else None
+            gen_item = SortItem(f"{gen.decode:.3f}", gen.decode) if gen else SortItem("—", 1.0)
+            gen_item.setToolTip(gen_key or "no architecture known")
+            items.append(gen_item)
+            fitted = CALIBRATION.machines.get(machine_key(hw)) if hw is not None else None
             items.append(SortItem(f"{fitted.decode:.3f}", fitted.decode) if fitted else SortItem("—", 1.0))
             for c, item in enumerate(items):
                 self.table.setItem(r, c, item)

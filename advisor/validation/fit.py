@@ -23,6 +23,11 @@ synchronization, which older builds paid more of), with the weak pull toward 1 t
 (ERA_PRIOR_ROWS). t₀ is then the current era's, the one the app uses; rows whose source does not
 date the build count as current.
 
+Generations: each GPU architecture (calibration.generation_key: Apple M1…M4, NVIDIA Ampere/Ada/Blackwell,
+AMD RDNA 2/3/4, ...) with training decode rows gets a factor on η (GENERATION_PRIOR_ROWS pseudo-rows at
+1.0 behind it), what the runs say about that architecture beyond its class and backend. A chip without runs
+of its own then borrows it; cross-validation by configuration tests exactly that.
+
 Machines: each catalog machine with training decode rows gets a factor on η (MACHINE_PRIOR_ROWS
 pseudo-rows at 1.0 behind it), what published runs say about that one chip's memory system beyond its
 class and backend. Held-out configurations on the same machine (another model, another quant) then
@@ -52,6 +57,7 @@ from advisor.core.calibration import (
     DecodeTerms,
     MachineTerms,
     PrefillTerms,
+    generation_key,
 )
 from advisor.core.calibration import machine_key as chip_key
 from advisor.core.efficiency import Engine
@@ -77,6 +83,10 @@ ERA_PRIOR_ROWS = 0.0
 # 5.96 / 23.90, 6.38 / 24.22 and 6.62 / 24.57; 4 keeps most of 2's gain while one run moves a chip only
 # a fifth of the way it points.
 MACHINE_PRIOR_ROWS = 4.0
+# pseudo-rows at 1.0 behind every architecture's factor. Cross-validated on the 735-row file
+# (docs/accuracy.md): 2, 4 and 8 give all decode 6.65 / 31.19, 6.57 / 31.25 and 6.86 / 31.21 % (median
+# / p90; without generations 7.09 / 31.36); 4, the backend and machine factors' pull.
+GENERATION_PRIOR_ROWS = 4.0
 REFERENCE_BACKEND = Backend.CUDA  # its factors stay 1.0: the class η is CUDA's
 
 Group = tuple[HardwareClass, Engine]
@@ -95,7 +105,7 @@ class Param:
     prior_rows: float = 0.0  # > 0: pulled toward `default` like this many rows measured there (same loss)
     backend: Backend | None = None  # for "backend.decode" / "backend.prefill"
     era: BuildEra | None = None  # for "era_token"
-    machine: str | None = None  # for "machine": the catalog hardware name
+    machine: str | None = None  # for "machine": the catalog hardware name; for "generation": the architecture
 
     def value(self, x: float) -> float:
         if self.transform == "share":
@@ -201,6 +211,7 @@ def decode_params(train: Sequence[Case], base: Calibration, min_rows: int = MIN_
         params.append(Param("unfused_attn_eta", "unfused_attn_eta", (), "positive", 0.02, 1e-3, 1.0))
     params += backend_params([c for c in tg if _group(c) in fitted], "decode")  # a flat group takes no factor
     params += era_params(tg)
+    params += generation_params([c for c in tg if _group(c) in fitted])
     params += machine_params([c for c in tg if _group(c) in fitted])
     if sum(c.moe and c.engine is Engine.LLAMA_CPP for c in tg if _group(c) in fitted) >= min_rows:
         params.append(Param("moe_token", "moe_token", (), "positive", 1.0, 0.2, 10.0))
@@ -226,6 +237,13 @@ def machine_params(rows: Sequence[Case]) -> list[Param]:
     seen = sorted({k for c in rows if (k := catalog_chip(c)) is not None})
     return [Param(f"machine_eta[{k}]", "machine", (), "positive", 1.0, 0.3, 2.0,
                   prior_rows=MACHINE_PRIOR_ROWS, machine=k) for k in seen]
+
+
+def generation_params(rows: Sequence[Case]) -> list[Param]:
+    """One factor on η per GPU architecture the rows ran on, shrunk toward 1."""
+    seen = sorted({g for c in rows if (g := generation_key(c.scenario.hardware)) is not None})
+    return [Param(f"generation_eta[{g}]", "generation", (), "positive", 1.0, 0.3, 2.0,
+                  prior_rows=GENERATION_PRIOR_ROWS, machine=g) for g in seen]
 
 
 def era_params(rows: Sequence[Case]) -> list[Param]:
@@ -283,6 +301,7 @@ def apply_params(base: Calibration, params: Sequence[Param], x: NDArray[np.float
     host_eta, spread, attn_eta = base.host_eta, base.expert_spread, base.unfused_attn_eta
     moe_token = base.moe_token
     machines = dict(base.machines)
+    generations = dict(base.generations)
     for p, xi in zip(params, x, strict=True):
         v = p.value(float(xi))
         if p.term.startswith("backend.") and p.backend is not None:
@@ -305,6 +324,9 @@ def apply_params(base: Calibration, params: Sequence[Param], x: NDArray[np.float
         if p.term == "machine" and p.machine is not None:
             machines[p.machine] = MachineTerms(decode=v)
             continue
+        if p.term == "generation" and p.machine is not None:
+            generations[p.machine] = MachineTerms(decode=v)
+            continue
         if p.term == "moe_token":
             moe_token = v
             continue
@@ -318,7 +340,7 @@ def apply_params(base: Calibration, params: Sequence[Param], x: NDArray[np.float
                 terms[g] = replace(t, prefill=replace(t.prefill, **change), fitted=True)
     return replace(base, terms=terms, host_eta=host_eta, expert_spread=spread, backends=backends,
                    unfused_attn_eta=attn_eta, era_token=eras, moe_token=moe_token,
-                   machines=machines)
+                   machines=machines, generations=generations)
 
 
 def _field_arrays(cases: Sequence[Case], cal: Calibration) -> dict[str, Any]:
@@ -331,7 +353,8 @@ def _field_arrays(cases: Sequence[Case], cal: Calibration) -> dict[str, Any]:
     speedup = np.array([c.scenario.hardware.speedup for c in cases], dtype=float)
     bt = [cal.backend(c.engine, b) if (b := _backend(c)) is not None else BackendTerms() for c in cases]
     era = np.array([cal.token_factor(c.engine, c.era) for c in cases], dtype=float)
-    machine = np.array([cal.machine(c.scenario.hardware).decode for c in cases], dtype=float)
+    machine = np.array([cal.generation(c.scenario.hardware).decode * cal.machine(c.scenario.hardware).decode
+                        for c in cases], dtype=float)
     fields = calibrated_fields(
         a(lambda t: t.decode.eta) * machine, a(lambda t: t.prefill.eta), scaling, speedup,
         token_ms=a(lambda t: t.decode.token_ms) * era, kv_factor=a(lambda t: t.decode.kv_factor),
@@ -428,7 +451,10 @@ def fit(cases: Sequence[Case], measured: NDArray[np.float64] | None = None, base
                                  for b, t in sorted(cal.backends.items())},
                   era_token=dict(sorted(cal.era_token.items(), key=lambda kv: list(BuildEra).index(kv[0]))),
                   machines={k: replace(t, rows=sum(1 for c in tr if c.test == "tg" and catalog_chip(c) == k))
-                            for k, t in sorted(cal.machines.items())})
+                            for k, t in sorted(cal.machines.items())},
+                  generations={g: replace(t, rows=sum(1 for c in tr if c.test == "tg"
+                                                      and generation_key(c.scenario.hardware) == g))
+                               for g, t in sorted(cal.generations.items())})
     everything = case_inputs(cases, base)
     cal = bands(cases, meas, predict_with(cases, everything, cal), cal, min_rows)
     values = _values(cal, base)
@@ -464,7 +490,8 @@ def _tidy(cal: Calibration) -> Calibration:
                    unfused_attn_eta=float(f"{cal.unfused_attn_eta:.3g}"),
                    era_token={e: float(f"{v:.3g}") for e, v in cal.era_token.items()},
                    moe_token=float(f"{cal.moe_token:.3g}"),
-                   machines={k: replace(t, decode=float(f"{t.decode:.3g}")) for k, t in cal.machines.items()})
+                   machines={k: replace(t, decode=float(f"{t.decode:.3g}")) for k, t in cal.machines.items()},
+                   generations={k: replace(t, decode=float(f"{t.decode:.3g}")) for k, t in cal.generations.items()})
 
 
 def _values(cal: Calibration, base: Calibration) -> dict[str, float]:
@@ -474,6 +501,8 @@ def _values(cal: Calibration, base: Calibration) -> dict[str, float]:
         out[f"era_token[{era.value}]"] = v
     for m, mt in cal.machines.items():
         out[f"machine.decode[{m}]"] = mt.decode
+    for g, gt in cal.generations.items():
+        out[f"generation.decode[{g}]"] = gt.decode
     for b, bt in cal.backends.items():
         out[f"backend.decode[{b.value}]"] = bt.decode
         out[f"backend.prefill[{b.value}]"] = bt.prefill

@@ -38,6 +38,7 @@ def calibration_dict(cal: Calibration) -> dict[str, Any]:
         "era_token": {e.value: v for e, v in cal.era_token.items()},
         "moe_token": cal.moe_token,
         "machines": {k: asdict(t) for k, t in cal.machines.items()},
+        "generations": {k: asdict(t) for k, t in cal.generations.items()},
         "groups": {f"{k.value}/{e.value}": {"fitted": t.fitted, "rows": t.rows, "decode": asdict(t.decode),
                                             "prefill": asdict(t.prefill)}
                    for (k, e), t in cal.terms.items()},

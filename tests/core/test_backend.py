@@ -60,7 +60,8 @@ def test_backend_factors_multiply_the_fitted_etas() -> None:
         s = Scenario(hardware=hw, model=M8, quant=Quant(bits_per_weight=4.89), workload=Workload(backend=backend))
         cls = CALIBRATION.get(hw.kind, Engine.LLAMA_CPP)
         assert backend_terms(s) == t
-        own = CALIBRATION.machine(hw).decode  # the machine's own factor (1.0 without published runs)
+        # the architecture's and the machine's own factors (1.0 without published runs)
+        own = CALIBRATION.generation(hw).decode * CALIBRATION.machine(hw).decode
         assert decode_eta(s) == pytest.approx(cls.decode.eta * t.decode * own)
         inp = build_inputs(s)
         assert float(inp.fast_eta) == pytest.approx(cls.decode.eta * t.decode * own * hw.scaling_efficiency)
@@ -74,8 +75,8 @@ def test_mlx_and_vllm_have_no_backend_factor() -> None:
     for engine in (Engine.MLX, Engine.VLLM):
         s = Scenario(hardware=APPLE, model=M8, workload=Workload(engine=engine, backend=Backend.VULKAN))
         assert backend_terms(s) == BackendTerms()
-        # the class's η times the machine's own factor (the M3 Max 40-core has one), never above 1
-        own = CALIBRATION.machine(APPLE).decode
+        # the class's η times the architecture's and the machine's own factors, never above 1
+        own = CALIBRATION.generation(APPLE).decode * CALIBRATION.machine(APPLE).decode
         assert decode_eta(s) == pytest.approx(min(CALIBRATION.get(HardwareClass.UNIFIED, engine).decode.eta * own, 1.0))
 
 

@@ -55,8 +55,9 @@ def test_the_factor_multiplies_the_class_and_backend_eta(rtx3090: Scenario) -> N
     own = CALIBRATION.machine(s.hardware)
     assert own.decode != 1.0 and own.rows > 10
     klass = terms_for(s.hardware.kind, s.workload.engine).decode.eta * backend_terms(s).decode
-    assert decode_eta(s) == pytest.approx(klass * own.decode, rel=1e-12)
-    # the same machine under another name is custom hardware: no published runs, no factor
+    ampere = CALIBRATION.generation(s.hardware).decode  # the architecture's factor comes first
+    assert decode_eta(s) == pytest.approx(klass * ampere * own.decode, rel=1e-12)
+    # the same machine under another name is custom hardware: no published runs, no architecture, no factor
     custom = s.model_copy(update={"hardware": s.hardware.model_copy(update={"name": "My 3090"})})
     assert machine_terms(custom) == MachineTerms()
     assert decode_eta(custom) == pytest.approx(klass, rel=1e-12)

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from advisor.core.calibration import CALIBRATION
+from advisor.core.calibration import CALIBRATION, generation_key
 from advisor.core.efficiency import BACKEND_LABELS, Engine, default_backend, default_eta, resolve_backend
 from advisor.core.presets import PRESETS, preset_changes
 from advisor.core.scenario import Speculative, Workload
@@ -165,6 +165,7 @@ class WorkloadPanel(QWidget):
         backend = resolve_backend(s.hardware, w.backend)
         d = default_eta(s.hardware.kind, w.engine, backend=backend, machine=s.hardware)
         own = CALIBRATION.machine(s.hardware)
+        gen, gen_key = CALIBRATION.generation(s.hardware), generation_key(s.hardware)
         auto_backend = f"auto ({BACKEND_LABELS[default_backend(s.hardware)]})"
         if self.backend.itemText(0) != auto_backend:
             self.backend.setItemText(0, auto_backend)
@@ -173,8 +174,13 @@ class WorkloadPanel(QWidget):
         with QSignalBlocker(self.flash):
             self.flash.setChecked(w.flash_attention)
         auto = f"auto ({d.decode:.2f})"
-        own_text = (f", with this machine's own factor {own.decode:.3f} from {own.rows} published decode runs"
-                    if own.decode != 1.0 else "")
+        factors = []
+        if gen.decode != 1.0 and gen_key is not None:
+            factors.append(f"the {gen_key} architecture's factor {gen.decode:.3f} from {gen.rows} published "
+                           "decode runs")
+        if own.decode != 1.0:
+            factors.append(f"this machine's own factor {own.decode:.3f} from {own.rows} published decode runs")
+        own_text = f", with {' and '.join(factors)}" if factors else ""
         tip = (f"{Workload.model_fields['efficiency'].description}. Now: fitted η {d.decode:.2f} for this class, "
                f"engine and backend{own_text}; realistic band {d.low / d.decode - 1:+.0%} to "
                f"{d.high / d.decode - 1:+.0%} of the line.")

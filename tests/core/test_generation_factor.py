@@ -1,0 +1,95 @@
+"""The GPU architecture's factor on η: named from the hardware, fitted from the runs of one generation,
+borrowed by chips without runs of their own, shown in the arithmetic, and off under an explicit η."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from advisor.catalog.convert import to_hardware
+from advisor.catalog.loader import shipped_catalog
+from advisor.core.calibration import CALIBRATION, MachineTerms, generation_key
+from advisor.core.evaluate import evaluate
+from advisor.core.hardware import Hardware, HardwareClass
+from advisor.core.inputs import backend_terms, decode_eta, generation_terms, machine_terms, terms_for
+from advisor.core.model import ModelArch
+from advisor.core.quant import Quant
+from advisor.core.scenario import Scenario, Workload
+
+M8 = ModelArch(name="Llama 3.1 8B", total_params_b=8.03, layers=32, hidden=4096, heads=32, kv_heads=8,
+               head_dim=128, vocab=128256, max_context=131072)
+Q4 = Quant(name="q4_k_m", bits_per_weight=4.89)
+HW = shipped_catalog().hardware
+
+
+def _hw(entry_id: str) -> Hardware:
+    return to_hardware(HW[entry_id])
+
+
+@pytest.mark.parametrize(("name", "kind", "want"), [
+    ("Apple M3 Pro (18-core GPU), 36 GB", HardwareClass.UNIFIED, "Apple M3"),
+    ("Apple M1 Max (32-core GPU), 64 GB", HardwareClass.UNIFIED, "Apple M1"),
+    ("NVIDIA GeForce RTX 4070 Ti", HardwareClass.DISCRETE_GPU, "NVIDIA Ada"),
+    ("NVIDIA GeForce RTX 3090 24GB", HardwareClass.DISCRETE_GPU, "NVIDIA Ampere"),
+    ("NVIDIA A100 80 GB SXM4", HardwareClass.DISCRETE_GPU, "NVIDIA Ampere"),
+    ("NVIDIA H100 PCIe 80 GB", HardwareClass.DISCRETE_GPU, "NVIDIA Hopper"),
+    ("NVIDIA RTX PRO 6000 Blackwell Workstation Edition", HardwareClass.DISCRETE_GPU, "NVIDIA Blackwell"),
+    ("NVIDIA DGX Spark (GB10, 128 GB)", HardwareClass.UNIFIED, "NVIDIA Blackwell"),
+    ("NVIDIA GeForce RTX 2080 Ti 11GB", HardwareClass.DISCRETE_GPU, "NVIDIA Turing"),
+    ("AMD Radeon RX 7900 XTX", HardwareClass.DISCRETE_GPU, "AMD RDNA 3"),
+    ("AMD Ryzen AI Max+ 395 (Strix Halo), 128 GB", HardwareClass.UNIFIED, "AMD RDNA 3"),
+    ("AMD Radeon RX 9070 XT", HardwareClass.DISCRETE_GPU, "AMD RDNA 4"),
+    ("AMD Radeon RX 6700 XT 12GB", HardwareClass.DISCRETE_GPU, "AMD RDNA 2"),
+    ("AMD Instinct MI300X", HardwareClass.DISCRETE_GPU, "AMD CDNA"),
+    ("Intel Arc B580", HardwareClass.DISCRETE_GPU, "Intel Battlemage"),
+    ("Intel Arc A770 16 GB", HardwareClass.DISCRETE_GPU, "Intel Alchemist"),
+    ("My GPU", HardwareClass.DISCRETE_GPU, None),  # custom hardware says no architecture
+])
+def test_the_architecture_comes_from_the_name(name: str, kind: HardwareClass, want: str | None) -> None:
+    hw = Hardware(name=name, kind=kind, memory_gb=24, bandwidth_gbps=500, fp16_tflops=50)
+    assert generation_key(hw) == want
+
+
+def test_every_catalog_gpu_has_an_architecture_and_no_cpu_has_one() -> None:
+    for entry in HW.values():
+        hw = to_hardware(entry)
+        assert (generation_key(hw) is None) == (hw.kind is HardwareClass.CPU), hw.name
+
+
+def test_a_chip_without_runs_borrows_its_architectures_factor() -> None:
+    # the RTX 4070 Ti Super has no training runs of its own; the Ada cards' runs (4090, 4080, 4070 Ti ...) set
+    # the architecture's factor, 1.04 of the class's η, fitted to 34 runs
+    s = Scenario(hardware=_hw("rtx-4070-ti-super"), model=M8, quant=Q4)
+    ada = generation_terms(s)
+    assert machine_terms(s) == MachineTerms() and (ada.decode, ada.rows) == (1.04, 34)
+    klass = terms_for(s.hardware.kind, s.workload.engine).decode.eta * backend_terms(s).decode
+    assert decode_eta(s) == pytest.approx(klass * 1.04, rel=1e-12)
+    # the same card under a custom name is the class's
+    custom = s.model_copy(update={"hardware": s.hardware.model_copy(update={"name": "My card"})})
+    assert decode_eta(custom) == pytest.approx(klass, rel=1e-12)
+    assert evaluate(s, explain=False).decode_tok_s > evaluate(custom, explain=False).decode_tok_s
+
+
+def test_the_arithmetic_names_the_architecture_then_the_machine() -> None:
+    s = Scenario(hardware=_hw("m3-max-40c-128gb"), model=M8, quant=Q4)
+    gen, own = generation_terms(s), machine_terms(s)
+    text = next(st.text for st in evaluate(s).steps if st.label == "Decode realistic")
+    want = (f"× {gen.decode:.3g} Apple M3 architecture (fitted to {gen.rows} decode runs) "
+            f"× {own.decode:.3g} this machine's own (fitted to {own.rows} decode runs)")
+    assert want in text
+    # the class's η shown first is what is left when the factors are taken off
+    klass = terms_for(s.hardware.kind, s.workload.engine).decode.eta
+    assert f"η {klass:.2f} × " in text
+
+
+def test_an_explicit_eta_switches_it_off() -> None:
+    s = Scenario(hardware=_hw("rtx-4070-ti-super"), model=M8, quant=Q4, workload=Workload(efficiency=0.7))
+    assert decode_eta(s) == 0.7
+    assert not any("architecture" in st.text for st in evaluate(s).steps)
+
+
+def test_a_calibration_without_generations_leaves_eta_alone() -> None:
+    s = Scenario(hardware=_hw("rtx-4090"), model=M8, quant=Q4)
+    bare = replace(CALIBRATION, generations={})
+    assert decode_eta(s, bare) == pytest.approx(decode_eta(s) / generation_terms(s).decode, rel=1e-12)

@@ -113,7 +113,8 @@ def check_contents() -> list[str]:
     # only the Qt modules the app uses, and no development tools
     qt_banned = ("WebEngine", "Qt3D", "Qt63D", "Qml", "Quick", "Multimedia", "QtNetwork", "Qt6Network", "Pdf",
                  "Charts", "Designer", "QtTest", "Qt6Test")
-    top_banned = {"pytest", "_pytest", "hypothesis", "pytestqt", "PyInstaller", "tests", "benchmarks", "setuptools"}
+    top_banned = {"pytest", "_pytest", "hypothesis", "pytestqt", "PyInstaller", "tests", "benchmarks", "setuptools",
+                  "mypy", "mypyc"}
     for p in inside.rglob("*"):
         rel = p.relative_to(inside)
         if rel.parts[0].split(".")[0] in top_banned:

@@ -53,6 +53,8 @@ EXCLUDES: tuple[str, ...] = (
     "mistral_common", "safetensors", "torch",
     # development and test tools
     "pytest", "_pytest", "pytestqt", "hypothesis", "ruff", "hatchling", "PyInstaller", "pip", "setuptools",
+    # mypy: pydantic's hook collects pydantic.mypy, the type checker's plugin, which imports all of mypy
+    "pydantic.mypy", "mypy", "mypyc", "librt", "ast_serialize",
     "pkg_resources", "_distutils_hack", "tkinter", "_tkinter", "IPython", "tests", "benchmarks",
     # TLS: nothing in the app talks to the network (the stdlib users import it optionally)
     "ssl", "_ssl",

@@ -31,8 +31,16 @@ INTRO = ("Each realistic figure comes from a model fitted to published llama-ben
          "what its own runs add to that (1 where none were fitted); the model's figure includes both. The full "
          "validation, held-out rows apart, is "
          "<code>python -m advisor.cli validate</code>.")
-COLUMNS = ("Machine", "Engine", "Runs", "Models", "Measured ÷ model (median)", "Lowest", "Highest",
-           "Architecture's factor", "Own factor on η")
+# short headers leave the machine's name room; each says what it means in its tooltip
+COLUMNS = ("Machine", "Engine", "Runs", "Models", "Measured ÷ model", "Lowest", "Highest", "Architecture", "Own")
+COLUMN_TIPS = (
+    "The catalog machine (card count first for a multi-GPU set)", "The engine the runs used",
+    "Published decode runs on this machine", "Distinct models among them",
+    "Median over the runs of measured tok/s ÷ the model's figure for that run (above 1: faster than the model)",
+    "The lowest run's measured ÷ model", "The highest run's measured ÷ model",
+    "The factor on η fitted for this machine's GPU architecture (— where none was fitted)",
+    "This machine's own factor on η, on top of its architecture's (— where none was fitted)",
+)
 
 
 def held_out_html(figures: Sequence[HeldOutFigure]) -> str:
@@ -99,6 +107,10 @@ class AccuracyDialog(QDialog):
         entries = all_records(catalog.published)
         self.table = QTableWidget(len(entries), len(COLUMNS))
         self.table.setHorizontalHeaderLabels(list(COLUMNS))
+        for c, tip in enumerate(COLUMN_TIPS):
+            header = self.table.horizontalHeaderItem(c)
+            if header is not None:
+                header.setToolTip(tip)
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         for r, e in enumerate(entries):
@@ -138,4 +150,4 @@ class AccuracyDialog(QDialog):
         lay.addWidget(held)
         lay.addWidget(terms)
         lay.addWidget(buttons)
-        self.resize(820, 780)
+        self.resize(940, 780)

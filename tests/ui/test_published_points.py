@@ -116,6 +116,9 @@ def test_help_menu_shows_every_machines_record(qtbot, window: MainWindow) -> Non
     gen, own = CALIBRATION.generation(m1_max).decode, CALIBRATION.machine(m1_max).decode
     assert table.item(m1, 7).text() == f"{gen:.3f}" == "0.963" and table.item(m1, 7).toolTip() == "Apple M1"
     assert table.item(m1, 8).text() == f"{own:.3f}" == "0.960"
+    # short headers, each explained in its tooltip
+    assert [table.horizontalHeaderItem(c).text() for c in (7, 8)] == ["Architecture", "Own"]
+    assert table.horizontalHeaderItem(7).toolTip().startswith("The factor on η fitted for this machine's GPU")
     table.sortItems(4, Qt.SortOrder.AscendingOrder)  # by measured ÷ model, numerically
     medians = [float(table.item(r, 4).text()) for r in range(table.rowCount())]
     assert medians == sorted(medians)

@@ -76,6 +76,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import lru_cache
 
 from advisor.core.hardware import Hardware, HardwareClass
 
@@ -252,21 +253,30 @@ _GENERATIONS: tuple[tuple[str, str], ...] = (
 def generation_key(hw: Hardware) -> str | None:
     """The GPU architecture generation the hardware's name says ("Apple M1", "NVIDIA Ada"); None for a
     CPU-only machine and for a name that says none (custom hardware)."""
-    if hw.kind is HardwareClass.CPU:
-        return None
-    name = hw.name.lower()
-    for pattern, label in _GENERATIONS:
-        if (m := re.search(pattern, name)) is not None:
-            return label.format(*m.groups())
-    return None
+    return None if hw.kind is HardwareClass.CPU else _generation_of(hw.name)
 
 
 def machine_key(hw: Hardware) -> str:
     """One chip across its memory sizes: the name without the size, and the bandwidth, so the M2 Ultra
     76-core with 128 GB and with 192 GB share a key ("Apple M2 Ultra (76-core GPU) @ 800 GB/s") while
     an RTX 3060 8 GB (240 GB/s) and 12 GB (360 GB/s) do not."""
-    stem = re.sub(r"\(\s+", "(", _MEMORY_SIZE.sub("", hw.name)).strip()
-    return f"{stem} @ {hw.bandwidth_gbps:g} GB/s"
+    return f"{_chip_stem(hw.name)} @ {hw.bandwidth_gbps:g} GB/s"
+
+
+# Cached by name: the fit looks both keys up for every measurement at every step (a third of its time
+# uncached), and a catalog has a few hundred names.
+@lru_cache(maxsize=4096)
+def _generation_of(name: str) -> str | None:
+    lowered = name.lower()
+    for pattern, label in _GENERATIONS:
+        if (m := re.search(pattern, lowered)) is not None:
+            return label.format(*m.groups())
+    return None
+
+
+@lru_cache(maxsize=4096)
+def _chip_stem(name: str) -> str:
+    return re.sub(r"\(\s+", "(", _MEMORY_SIZE.sub("", name)).strip()
 
 
 @dataclass(frozen=True)
@@ -315,13 +325,17 @@ class Calibration:
         key = generation_key(hw)
         return self.generations.get(key, NO_MACHINE_TERMS) if key is not None else NO_MACHINE_TERMS
 
+    def hardware_factor(self, hw: Hardware) -> float:
+        """The factor on η the hardware itself carries: its architecture's times its chip's own."""
+        return self.generation(hw).decode * self.machine(hw).decode
+
     def decode_eta(self, kind: HardwareClass, engine: Engine, backend: Backend | None = None,
                    hw: Hardware | None = None) -> float:
         """The fitted decode η: the class's, times the backend's factor, the architecture's and the
         machine's own where given. No memory system delivers more than its datasheet bandwidth, so it
         stops at 1."""
         b = self.backend(engine, backend).decode if backend is not None else 1.0
-        own = self.generation(hw).decode * self.machine(hw).decode if hw is not None else 1.0
+        own = self.hardware_factor(hw) if hw is not None else 1.0
         return min(self.get(kind, engine).decode.eta * b * own, 1.0)
 
     def moe_factor(self, engine: Engine, moe: bool) -> float:

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from advisor.core.calibration import BACKEND_LABELS, generation_key
+from advisor.core.calibration import BACKEND_LABELS, MachineTerms, generation_key
 from advisor.core.feel import FEEL_TEXT, feel
 from advisor.core.fmt import num
 from advisor.core.inputs import (
@@ -56,30 +56,23 @@ def _backend_factor(s: Scenario, part: str) -> tuple[float, str] | None:
     return factor, f" × {factor:.2f} {BACKEND_LABELS[backend_in_use(s)]}"
 
 
-def _machine_factor(s: Scenario) -> tuple[float, str] | None:
-    """(factor, "× 0.965 this machine's own (fitted to 28 decode runs)") when published runs on this catalog
-    machine were among the fit's training rows (and no explicit η replaces the fitted one). The runs count
-    every card count of the machine (2× RTX 3090 is the same chip), so it can exceed its record's."""
-    if s.workload.efficiency is not None:
+def _fitted_factor(s: Scenario, terms: MachineTerms, what: str) -> tuple[float, str] | None:
+    """(factor, " × 0.965 <what> (fitted to 28 decode runs)") for a fitted hardware factor other than 1,
+    unless an explicit η replaces the fitted one."""
+    if s.workload.efficiency is not None or terms.decode == 1.0:
         return None
-    mt = machine_terms(s)
-    if mt.decode == 1.0:
-        return None
-    runs = f"{mt.rows} decode run{'s' if mt.rows != 1 else ''}"
-    return mt.decode, f" × {mt.decode:.3g} this machine's own (fitted to {runs})"
+    runs = f"{terms.rows} decode run{'s' if terms.rows != 1 else ''}"
+    return terms.decode, f" × {terms.decode:.3g} {what} (fitted to {runs})"
 
 
-def _generation_factor(s: Scenario) -> tuple[float, str] | None:
-    """(factor, "× 1.07 Apple M3 architecture (fitted to 10 decode runs)") when the fit gave the
-    hardware's GPU architecture a factor (and no explicit η replaces the fitted one)."""
-    if s.workload.efficiency is not None:
-        return None
-    gt = generation_terms(s)
+def _hardware_factors(s: Scenario) -> list[tuple[float, str]]:
+    """The architecture's factor ("× 1.07 Apple M3 architecture (fitted to 10 decode runs)"), then the
+    machine's own ("× 0.965 this machine's own (fitted to 28 decode runs)"). A chip's runs count every
+    card count of it (2× RTX 3090 is the same chip), so they can exceed its record's."""
     key = generation_key(s.hardware)
-    if gt.decode == 1.0 or key is None:
-        return None
-    runs = f"{gt.rows} decode run{'s' if gt.rows != 1 else ''}"
-    return gt.decode, f" × {gt.decode:.3g} {key} architecture (fitted to {runs})"
+    found = [_fitted_factor(s, generation_terms(s), f"{key} architecture") if key is not None else None,
+             _fitted_factor(s, machine_terms(s), "this machine's own")]
+    return [f for f in found if f is not None]
 
 
 def _realistic_text(s: Scenario, inp: Inputs, out: Outputs, eta: float) -> str:
@@ -93,7 +86,8 @@ def _realistic_text(s: Scenario, inp: Inputs, out: Outputs, eta: float) -> str:
     kv = _f(out.fast_kv)
     weights = _f(out.fast_read) - kv
     eta_text = f"η {eta:.2f}"
-    factors = [f for f in (_backend_factor(s, "decode"), _generation_factor(s), _machine_factor(s)) if f is not None]
+    backend = _backend_factor(s, "decode")
+    factors = ([backend] if backend is not None else []) + _hardware_factors(s)
     if factors:  # the class's η × the backend's, the architecture's and the machine's factors
         class_eta = eta
         for value, _ in factors:

@@ -353,8 +353,7 @@ def _field_arrays(cases: Sequence[Case], cal: Calibration) -> dict[str, Any]:
     speedup = np.array([c.scenario.hardware.speedup for c in cases], dtype=float)
     bt = [cal.backend(c.engine, b) if (b := _backend(c)) is not None else BackendTerms() for c in cases]
     era = np.array([cal.token_factor(c.engine, c.era) for c in cases], dtype=float)
-    machine = np.array([cal.generation(c.scenario.hardware).decode * cal.machine(c.scenario.hardware).decode
-                        for c in cases], dtype=float)
+    machine = np.array([cal.hardware_factor(c.scenario.hardware) for c in cases], dtype=float)
     fields = calibrated_fields(
         a(lambda t: t.decode.eta) * machine, a(lambda t: t.prefill.eta), scaling, speedup,
         token_ms=a(lambda t: t.decode.token_ms) * era, kv_factor=a(lambda t: t.decode.kv_factor),

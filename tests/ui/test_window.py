@@ -390,10 +390,18 @@ def test_auto_eta_carries_the_machines_own_factor(qtbot, window: MainWindow) -> 
 
     box = window.workload_panel.spins["efficiency"]
     s = window.store.session.scenario
-    own = CALIBRATION.machine(s.hardware)
-    assert s.hardware.name == "NVIDIA GeForce RTX 4090" and own.decode != 1.0
+    gen, own = CALIBRATION.generation(s.hardware), CALIBRATION.machine(s.hardware)
+    assert s.hardware.name == "NVIDIA GeForce RTX 4090" and gen.decode != 1.0
     assert box.specialValueText() == f"auto ({decode_eta(s):.2f})"
+    assert f"the NVIDIA Ada architecture's factor {gen.decode:.3f} from {gen.rows} published decode runs" \
+        in box.toolTip()
+    # the 4090's own runs sit where its architecture's put them (factor 1.0): no own factor to name
+    assert own.decode == 1.0 and "own factor" not in box.toolTip()
+    window.hardware_panel.list.picked.emit("rtx-3090")  # its runs put it below the Ampere cards'
+    s = window.store.session.scenario
+    own = CALIBRATION.machine(s.hardware)
+    assert own.decode != 1.0
     assert f"this machine's own factor {own.decode:.3f} from {own.rows} published decode runs" in box.toolTip()
     window.store.update("hardware", name="My card")
-    assert "own factor" not in box.toolTip()
+    assert "own factor" not in box.toolTip() and "architecture" not in box.toolTip()
     assert box.specialValueText() == f"auto ({decode_eta(window.store.session.scenario):.2f})"

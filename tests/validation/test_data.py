@@ -253,4 +253,7 @@ def test_pending_rows_parse_and_stay_out_of_the_validation() -> None:
     apple, problems = parse_measurements((pending.parent / "apple-unmapped.csv").read_text(encoding="utf-8"))
     assert len(apple) == 39 and not problems
     assert not any(r.hardware_id for r in apple if "PrismML" not in r.source_url)  # none maps outside the fork
+    llmfit, problems = parse_measurements((pending.parent / "llmfit-community.csv").read_text(encoding="utf-8"))
+    assert len(llmfit) == 57 and not problems
+    assert all(r.source_url.startswith("https://github.com/AlexsJones/llmfit/blob/") for r in llmfit)
     assert load_dataset(shipped_catalog()).rows == 779  # measurements.csv alone

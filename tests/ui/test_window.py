@@ -395,8 +395,10 @@ def test_auto_eta_carries_the_machines_own_factor(qtbot, window: MainWindow) -> 
     assert box.specialValueText() == f"auto ({decode_eta(s):.2f})"
     assert f"the NVIDIA Ada architecture's factor {gen.decode:.3f} from {gen.rows} published decode runs" \
         in box.toolTip()
-    # the 4090's own runs sit where its architecture's put them (factor 1.0): no own factor to name
-    assert own.decode == 1.0 and "own factor" not in box.toolTip()
+    # the 4090's own runs sit within 1 % of where its architecture's put them; the tooltip names its own
+    # factor exactly when there is one (a factor of 1.0 is no factor)
+    assert abs(own.decode - 1.0) < 0.01
+    assert ("own factor" in box.toolTip()) == (own.decode != 1.0)
     window.hardware_panel.list.picked.emit("rtx-3090")  # its runs put it below the Ampere cards'
     s = window.store.session.scenario
     own = CALIBRATION.machine(s.hardware)

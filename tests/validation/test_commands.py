@@ -31,7 +31,7 @@ MOE = ModelArch(name="30B-A3B", total_params_b=30.5, active_params_b=3.3, layers
 def test_validate_json_has_medians_and_p90s_per_group(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["validate", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["data"]["rows"] == 779 and report["data"]["usable"] >= 400
+    assert report["data"]["rows"] == 877 and report["data"]["usable"] >= 400
     assert sum(report["data"]["skip_reasons"].values()) == report["data"]["skipped"]
     groups = {(r["test"], r["group"]) for r in report["held_out"]}
     for test in ("decode", "prefill"):
@@ -79,7 +79,7 @@ def test_estimate_many_round_trip(capsys: pytest.CaptureFixture[str], tmp_path: 
     assert "llama_bench" in out[0]
     # published runs kept every layer on the GPU: none is "the same setup" as 20 layers of 32
     assert out[0]["published"]["runs"] == [] and out[3]["published"]["runs"] == []
-    assert out[0]["published"]["machine"]["runs"] == 14  # the RTX 4090's record still applies
+    assert out[0]["published"]["machine"]["runs"] == 22  # the RTX 4090's record still applies
 
 
 def test_n_cpu_moe_moves_expert_bytes_to_host(capsys: pytest.CaptureFixture[str]) -> None:
@@ -167,7 +167,7 @@ def test_validate_lists_every_excluded_row(capsys: pytest.CaptureFixture[str]) -
     assert all(e["reason"] and e["source"].startswith("http") for e in excluded)
     # predictable excluded rows show how far off they land; the rest say so
     assert all(("error_pct" in e) != bool(e.get("not_predictable")) for e in excluded)
-    assert report["data"]["usable"] + report["data"]["skipped"] + report["data"]["excluded"] == 779
+    assert report["data"]["usable"] + report["data"]["skipped"] + report["data"]["excluded"] == 877
     assert main(["validate"]) == 0
     assert "Excluded rows" in capsys.readouterr().out
 

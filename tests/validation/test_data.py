@@ -54,8 +54,8 @@ def test_missing_columns_reported() -> None:
 
 def test_shipped_file_reads_cleanly() -> None:
     data = load_dataset(shipped_catalog())
-    assert data.rows == 779 and not data.problems
-    assert len(data.cases) + len(data.skipped) + len(data.excluded) == 779
+    assert data.rows == 877 and not data.problems
+    assert len(data.cases) + len(data.skipped) + len(data.excluded) == 877
     assert len(data.cases) >= 400
     assert all(s.reason for s in data.skipped)
     # every kind of row the issue asks about is present
@@ -192,7 +192,7 @@ def test_shipped_flash_attn_comes_from_the_source() -> None:
     rows, _ = parse_measurements(MEASUREMENTS_CSV.read_text(encoding="utf-8"))
     on = [r for r in rows if r.flash_attn is True]
     off = [r for r in rows if r.flash_attn is False]
-    assert len(on) == 242 and len(off) == 399
+    assert len(on) == 267 and len(off) == 472
     for r in on:
         assert any(w in r.notes for w in ("-fa 1", "flash_attn 1", "fa=1", "-fa on")), r.line
     for r in off:
@@ -227,7 +227,7 @@ def test_shipped_build_dates_come_from_the_source() -> None:
     dated post or snapshot that printed the table); empty otherwise."""
     rows, _ = parse_measurements(MEASUREMENTS_CSV.read_text(encoding="utf-8"))
     dated = [r for r in rows if r.build_date]
-    assert len(dated) == 650 and len(rows) - len(dated) == 129
+    assert len(dated) == 748 and len(rows) - len(dated) == 129
     for r in rows:
         if "snapshot May 2024" in r.notes:  # notebooks print builds 2795-2843 (2024-05-06 to 05-10)
             assert r.build_date == "2024-05", r.line
@@ -256,4 +256,4 @@ def test_pending_rows_parse_and_stay_out_of_the_validation() -> None:
     llmfit, problems = parse_measurements((pending.parent / "llmfit-community.csv").read_text(encoding="utf-8"))
     assert len(llmfit) == 57 and not problems
     assert all(r.source_url.startswith("https://github.com/AlexsJones/llmfit/blob/") for r in llmfit)
-    assert load_dataset(shipped_catalog()).rows == 779  # measurements.csv alone
+    assert load_dataset(shipped_catalog()).rows == 877  # measurements.csv alone

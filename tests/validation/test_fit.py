@@ -112,7 +112,7 @@ def test_backend_factors_are_recovered_and_shrunk(cases: list) -> None:
                       for c in cases if c.test == "tg" and _backend(c) is Backend.METAL])
     assert np.median(np.abs(ratio - 1)) < 0.03 and np.all(np.abs(ratio - 1) < 0.15)
     rocm = got.backends[Backend.ROCM]
-    assert rocm.rows < 20  # few rows: moved, but held back toward 1
+    assert rocm.rows < 30  # few rows: moved, but held back toward 1
     assert 0.7 < rocm.decode < 0.9 and 0.7 < rocm.prefill < 0.9
     assert np.median(np.abs(predict(cases, got) / measured - 1)) < 0.02
     # rows that run Vulkan, measured at factor 1, keep a factor near 1

@@ -33,8 +33,8 @@ def test_only_rows_on_catalog_machines_with_every_layer_on_the_gpu() -> None:
     data = load_dataset(shipped_catalog())
     rows = published_rows(data.cases)
     cat = shipped_catalog()
-    assert len(rows) == len(cat.published) == 453
-    assert sum(r.test == "tg" for r in rows) == 282 and sum(r.test == "pp" for r in rows) == 171
+    assert len(rows) == len(cat.published) == 497
+    assert sum(r.test == "tg" for r in rows) == 306 and sum(r.test == "pp" for r in rows) == 191
     assert all(r.hardware_id in cat.hardware for r in rows)
     tg = next(c for c in data.cases if c.test == "tg" and c.row.hardware_id == "rtx-4090")
     assert published_row(tg) is not None
@@ -61,7 +61,7 @@ def test_a_bad_row_is_reported_and_the_rest_load(tmp_path: Path) -> None:
     doc["held_out"][0]["n"] = -1
     path.write_text(json.dumps(doc), encoding="utf-8")
     cat = load_shipped(root)  # type: ignore[arg-type]
-    assert len(cat.published) == 452 and len(cat.held_out) == len(shipped_catalog().held_out) - 1
+    assert len(cat.published) == 496 and len(cat.held_out) == len(shipped_catalog().held_out) - 1
     assert cat.problems == ("catalogs/published/runs.json: entry '#2' field 'tok_s': "
                             "Input should be greater than 0",
                             "catalogs/published/runs.json held_out: entry '#1' field 'n': "

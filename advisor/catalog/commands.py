@@ -179,6 +179,8 @@ def _describe(entry: ModelEntry) -> list[tuple[str, str]]:
     elif e.attention == "mla":
         attention += f" (latent {e.kv_lora_rank} + rope {e.rope_dim})"
     rows.append(("attention", attention))
+    if e.kv_bytes_per_token_override is not None:
+        rows.append(("KV cache", f"{e.kv_bytes_per_token_override:,.0f} bytes/token at 16 bits"))
     return rows
 
 

@@ -121,6 +121,22 @@ def _sliding(cfg: _Config, model_type: str, layers: int, max_ctx: int | None) ->
     return window, layers  # mistral v0.1, phi3: every layer
 
 
+def _attention_layers(cfg: _Config, layers: int) -> int | None:
+    """Layers that keep a KV cache in a hybrid model whose other layers use linear attention or a state
+    space (Qwen3-Next/3.5/3.6: `layer_types` or `full_attention_interval` with `linear_*` keys; Nemotron-H:
+    '*' in `hybrid_override_pattern`); None for a model whose every layer attends."""
+    types = cfg.get("layer_types")
+    if isinstance(types, list) and "linear_attention" in types:
+        return sum(1 for t in types if t == "full_attention")
+    interval = cfg.int("full_attention_interval")
+    if interval and interval > 1 and cfg.get("linear_num_value_heads") is not None:
+        return layers // interval
+    pattern = cfg.get("hybrid_override_pattern")
+    if isinstance(pattern, str) and pattern:
+        return pattern.count("*")
+    return None
+
+
 def _counts(cfg: _Config, model_type: str, layers: int, hidden: int, heads: int, kv_heads: int,
             head_dim: int, vocab: int) -> ArchCounts:
     experts = cfg.int(*_EXPERT_KEYS) or 0
@@ -239,8 +255,17 @@ def import_hf_config(path: Path | str, index_path: Path | str | None = None) -> 
         fields["max_context"] = max_ctx
     if counts.is_moe:
         fields.update(experts=counts.experts, experts_active=counts.experts_active or None)
+    attending = None if mla else _attention_layers(cfg, layers)
+    if attending is not None and attending < layers:
+        # only the attention layers' cache grows with context: K and V at 16 bits for each of them
+        fields["kv_bytes_per_token_override"] = 2.0 * attending * kv_heads * head_dim * 2
+        notes.append(f"hybrid: {attending} of {layers} layers keep a KV cache; the other {layers - attending} "
+                     "keep a fixed-size state per sequence, which is not counted (their weights are counted as "
+                     "attention layers')")
     if mla:
         fields.update(attention="mla", kv_lora_rank=mla, rope_dim=counts.qk_rope_head_dim)
+    elif attending is not None and attending < layers:
+        pass  # the KV override above is the whole cache; no window applies
     elif (sw := _sliding(cfg, model_type, layers, max_ctx)) is not None:
         fields.update(attention="sliding", sliding_window=sw[0], sliding_layers=sw[1])
 

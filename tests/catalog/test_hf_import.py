@@ -167,3 +167,46 @@ def test_bad_index_and_missing_file(tmp_path: Path) -> None:
         import_hf_config(path)
     with pytest.raises(HFImportError, match="no such file"):
         import_hf_config(tmp_path / "absent" / "config.json")
+
+
+# Qwen3.6-35B-A3B's text config (the keys that matter): one layer in four attends, the rest are Gated DeltaNet
+# linear-attention layers with a fixed-size state (full_attention_interval 4).
+QWEN36_35B_A3B: dict[str, Any] = {
+    "architectures": ["Qwen3_5MoeForConditionalGeneration"], "model_type": "qwen3_5_moe",
+    "text_config": {"model_type": "qwen3_5_moe_text", "hidden_size": 2048, "num_hidden_layers": 40,
+                    "num_attention_heads": 16, "num_key_value_heads": 2, "head_dim": 256,
+                    "linear_num_value_heads": 32, "linear_num_key_heads": 16, "linear_key_head_dim": 128,
+                    "linear_value_head_dim": 128, "vocab_size": 248320, "num_experts": 256,
+                    "num_experts_per_tok": 8, "moe_intermediate_size": 512,
+                    "shared_expert_intermediate_size": 512, "full_attention_interval": 4,
+                    "max_position_embeddings": 262144, "tie_word_embeddings": False},
+}
+
+
+def test_hybrid_linear_attention_counts_only_the_attention_layers_cache(tmp_path: Path) -> None:
+    e = import_hf_config(_write(tmp_path / "q36", QWEN36_35B_A3B)).entry
+    # 10 attention layers × K and V × 2 KV heads × 256 × 2 bytes, not all 40 layers' 81,920
+    assert e.kv_bytes_per_token_override == 2 * 10 * 2 * 256 * 2 == 20_480
+    assert e.attention == "full" and e.sliding_window is None
+    assert "hybrid: 10 of 40 layers keep a KV cache" in e.notes
+    # the same split written out as layer_types (Qwen3.5/3.8 configs carry both)
+    listed = {**QWEN36_35B_A3B, "text_config": {**QWEN36_35B_A3B["text_config"], "full_attention_interval": None,
+              "layer_types": ["full_attention" if i % 4 == 3 else "linear_attention" for i in range(40)]}}
+    assert import_hf_config(_write(tmp_path / "listed", listed)).entry.kv_bytes_per_token_override == 20_480
+    # a state-space hybrid (Nemotron-H): '*' marks the attention layers in hybrid_override_pattern
+    nemotron = {**LLAMA_31_8B, "model_type": "nemotron_h", "hybrid_override_pattern": "M*MM" * 8}
+    assert import_hf_config(_write(tmp_path / "nemo", nemotron)).entry.kv_bytes_per_token_override == \
+        2 * 8 * 8 * 128 * 2
+    # and a model whose every layer attends keeps the cache its shape gives
+    assert import_hf_config(_write(tmp_path / "llama", LLAMA_31_8B)).entry.kv_bytes_per_token_override is None
+
+
+def test_hybrid_cache_is_what_the_estimate_holds(tmp_path: Path) -> None:
+    from advisor.catalog.convert import to_model
+    from advisor.core.kv import kv_shape
+    from advisor.core.quant import KVPrecision
+
+    e = import_hf_config(_write(tmp_path / "q36", QWEN36_35B_A3B)).entry
+    shape = kv_shape(to_model(e), KVPrecision.F16)
+    assert shape.full_bytes_per_token == 20_480 and shape.known
+    assert kv_shape(to_model(e), KVPrecision.Q8_0).full_bytes_per_token == pytest.approx(20_480 / 2 * 34 / 32)

@@ -353,6 +353,25 @@ def _sliding_layers(h: GGUFHeader, arch: str, layers: int) -> tuple[int, str | N
     return layers - layers // period, None
 
 
+# llama.cpp's default interval for the hybrid Qwen architectures when the file does not say (one layer in
+# four attends; the rest are Gated DeltaNet linear attention)
+_HYBRID_INTERVAL = {"qwen3next": 4, "qwen35": 4, "qwen35moe": 4}
+
+
+def _attention_layers(h: GGUFHeader, arch: str, layers: int, nextn: int) -> int | None:
+    """Layers that keep a KV cache in a hybrid file: those with KV heads where `head_count_kv` is per layer
+    (state-space and linear-attention layers have none), else every `full_attention_interval`-th of the
+    main layers (llama.cpp: layer i attends when (i + 1) % interval == 0); None when every layer attends."""
+    kv = h.metadata.get(f"{arch}.attention.head_count_kv")
+    if isinstance(kv, ArrayInfo) and kv.values is not None:
+        n = sum(1 for v in kv.values if v)
+        return n if 0 < n < len(kv.values) else None
+    interval = h.metadata.get(f"{arch}.full_attention_interval", _HYBRID_INTERVAL.get(arch))
+    if isinstance(interval, int) and interval > 1:
+        return (layers - nextn) // interval
+    return None
+
+
 def import_gguf(path: Path | str) -> ImportedModel:
     """Read a GGUF header (all parts of a split model) and describe the model as a catalog entry."""
     path = Path(path)
@@ -427,6 +446,12 @@ def import_gguf(path: Path | str) -> ImportedModel:
         fields.update(attention="mla", kv_lora_rank=kv_lora, rope_dim=key("rope.dimension_count"),
                       head_dim=key("attention.value_length_mla") or key("attention.value_length")
                       or fields["head_dim"])
+    elif layers and (attending := _attention_layers(first, arch, layers, nextn)) is not None and fields["kv_heads"] \
+            and fields["head_dim"]:
+        # only the attention layers' cache grows with context: K and V at 16 bits for each of them
+        fields["kv_bytes_per_token_override"] = 2.0 * attending * fields["kv_heads"] * fields["head_dim"] * 2
+        notes.append(f"hybrid: {attending} of {layers} layers keep a KV cache; the others keep a fixed-size "
+                     "state per sequence, which is not counted")
     elif window and layers and (ctx is None or window < ctx):
         sliding, note = _sliding_layers(first, arch, layers)
         if sliding:

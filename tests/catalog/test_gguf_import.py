@@ -380,3 +380,20 @@ def test_fuzzed_header_only_raises_gguf_error(small_valid: bytes, tmp_path: Path
         assert str(err).startswith("fuzz.gguf: ")
     else:
         assert m.entry.total_params_b > 0
+
+
+def test_hybrid_files_cache_only_their_attention_layers(tmp_path: Path) -> None:
+    # a state-space hybrid (Nemotron-H, Granite hybrid): head_count_kv per layer, 0 for the Mamba layers
+    w = write_gguf(tmp_path / "h.gguf", arch="nemotron_h", layers=4, kv_heads=[0, 2, 0, 0], with_data=False)
+    e = import_gguf(w.path).entry
+    assert e.kv_bytes_per_token_override == 2 * 1 * 2 * 64 * 2  # one attention layer, 2 KV heads × 64
+    assert "hybrid: 1 of 4 layers keep a KV cache" in e.notes
+    # Qwen3.5/3.6: every full_attention_interval-th layer attends (llama.cpp's default 4 when unstated)
+    q = write_gguf(tmp_path / "q.gguf", arch="qwen35moe", layers=8, experts=4, used=2, with_data=False)
+    assert import_gguf(q.path).entry.kv_bytes_per_token_override == 2 * 2 * 2 * 64 * 2
+    q2 = write_gguf(tmp_path / "q2.gguf", arch="qwen35", layers=8, with_data=False,
+                    extra={"{arch}.full_attention_interval": 2})
+    assert import_gguf(q2.path).entry.kv_bytes_per_token_override == 2 * 4 * 2 * 64 * 2
+    # a plain llama file keeps the cache its shape gives
+    assert import_gguf(write_gguf(tmp_path / "l.gguf", with_data=False).path).entry.kv_bytes_per_token_override \
+        is None

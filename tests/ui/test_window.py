@@ -407,3 +407,16 @@ def test_auto_eta_carries_the_machines_own_factor(qtbot, window: MainWindow) -> 
     window.store.update("hardware", name="My card")
     assert "own factor" not in box.toolTip() and "architecture" not in box.toolTip()
     assert box.specialValueText() == f"auto ({decode_eta(window.store.session.scenario):.2f})"
+
+
+def test_model_summary_names_a_given_kv_figure() -> None:
+    """A hybrid model imported with only its attention layers' cache (or a KV figure typed in) says so in the
+    model panel's summary instead of "full attention"."""
+    from advisor.core.model import ModelArch
+    from advisor.ui.panels.model_panel import describe
+
+    plain = ModelArch(name="Dense", total_params_b=8, layers=32, hidden=4096, heads=32, kv_heads=8)
+    assert "full attention" in describe(plain)
+    hybrid = plain.model_copy(update={"name": "Hybrid", "kv_bytes_per_token_override": 20_480.0})
+    text = describe(hybrid)
+    assert "KV cache 20,480 bytes/token at 16 bits, as given" in text and "full attention" not in text

@@ -36,6 +36,8 @@ def describe(m: ModelArch) -> str:
             attn = f"{m.sliding_layers} of {m.layers} layers see a {m.sliding_window or 0:,}-token window"
         else:
             attn = "full attention"
+        if m.kv_bytes_per_token_override is not None:  # a hybrid's attention layers, or a figure typed in
+            attn = f"KV cache {m.kv_bytes_per_token_override:,.0f} bytes/token at 16 bits, as given"
         shape = (f"{m.layers} layers · hidden {m.hidden or '?'} · {m.heads or '?'} heads / {m.kv_heads or '?'} KV "
                  f"· head dim {m.resolved_head_dim or '?'} · {attn}")
     moe = f" · {m.experts_active} of {m.experts} experts" if m.experts else ""

@@ -21,6 +21,7 @@ from pydantic import ValidationError
 
 from advisor.catalog.schema import ModelEntry
 from advisor.catalog.user_store import slugify
+from advisor.core.kv import attention_kv_bytes
 from advisor.core.quant import Quant
 
 MAX_COUNT = 1_000_000  # tensors or KV pairs; real files hold a few thousand at most
@@ -448,8 +449,8 @@ def import_gguf(path: Path | str) -> ImportedModel:
                       or fields["head_dim"])
     elif layers and (attending := _attention_layers(first, arch, layers, nextn)) is not None and fields["kv_heads"] \
             and fields["head_dim"]:
-        # only the attention layers' cache grows with context: K and V at 16 bits for each of them
-        fields["kv_bytes_per_token_override"] = 2.0 * attending * fields["kv_heads"] * fields["head_dim"] * 2
+        # only the attention layers' cache grows with context
+        fields["kv_bytes_per_token_override"] = attention_kv_bytes(attending, fields["kv_heads"], fields["head_dim"])
         notes.append(f"hybrid: {attending} of {layers} layers keep a KV cache; the others keep a fixed-size "
                      "state per sequence, which is not counted")
     elif window and layers and (ctx is None or window < ctx):

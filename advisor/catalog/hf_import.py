@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from advisor.catalog.params import ArchCounts, count_params
 from advisor.catalog.schema import ModelEntry
 from advisor.catalog.user_store import slugify
+from advisor.core.kv import attention_kv_bytes
 
 MAX_JSON_BYTES = 32 << 20  # a config is a few KB; an index lists every tensor, a few MB at most
 INDEX_NAME = "model.safetensors.index.json"
@@ -257,16 +258,14 @@ def import_hf_config(path: Path | str, index_path: Path | str | None = None) -> 
         fields.update(experts=counts.experts, experts_active=counts.experts_active or None)
     attending = None if mla else _attention_layers(cfg, layers)
     if attending is not None and attending < layers:
-        # only the attention layers' cache grows with context: K and V at 16 bits for each of them
-        fields["kv_bytes_per_token_override"] = 2.0 * attending * kv_heads * head_dim * 2
+        # a hybrid: only the attention layers' cache grows with context, and no window applies to it
+        fields["kv_bytes_per_token_override"] = attention_kv_bytes(attending, kv_heads, head_dim)
         notes.append(f"hybrid: {attending} of {layers} layers keep a KV cache; the other {layers - attending} "
                      "keep a fixed-size state per sequence, which is not counted (their weights are counted as "
                      "attention layers')")
     if mla:
         fields.update(attention="mla", kv_lora_rank=mla, rope_dim=counts.qk_rope_head_dim)
-    elif attending is not None and attending < layers:
-        pass  # the KV override above is the whole cache; no window applies
-    elif (sw := _sliding(cfg, model_type, layers, max_ctx)) is not None:
+    elif "kv_bytes_per_token_override" not in fields and (sw := _sliding(cfg, model_type, layers, max_ctx)):
         fields.update(attention="sliding", sliding_window=sw[0], sliding_layers=sw[1])
 
     name = _model_name(path, cfg)[:200]

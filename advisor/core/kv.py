@@ -23,6 +23,12 @@ class KVShape(NamedTuple):
 NO_KV = KVShape(0.0, 0.0, float("inf"), False)
 
 
+def attention_kv_bytes(attention_layers: int, kv_heads: int, head_dim: int) -> float:
+    """KV bytes per token at 16 bits of a hybrid model's attention layers alone (the figure a model's
+    `kv_bytes_per_token_override` takes): K and V, each KV head × head dim, 2 bytes per element."""
+    return 2.0 * attention_layers * kv_heads * head_dim * KV_BYTES_PER_ELEMENT[KVPrecision.F16]
+
+
 def kv_shape(model: ModelArch, precision: KVPrecision) -> KVShape:
     """Per-token KV bytes: 2 (K and V) × layers × KV heads × head dim × bytes per element.
 

@@ -181,6 +181,8 @@ def _describe(entry: ModelEntry) -> list[tuple[str, str]]:
     rows.append(("attention", attention))
     if e.kv_bytes_per_token_override is not None:
         rows.append(("KV cache", f"{e.kv_bytes_per_token_override:,.0f} bytes/token at 16 bits"))
+    if e.state_bytes_per_sequence:
+        rows.append(("state", f"{e.state_bytes_per_sequence / 1e6:.1f} MB per sequence (recurrent layers)"))
     return rows
 
 

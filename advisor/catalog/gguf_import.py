@@ -21,7 +21,7 @@ from pydantic import ValidationError
 
 from advisor.catalog.schema import ModelEntry
 from advisor.catalog.user_store import slugify
-from advisor.core.kv import attention_kv_bytes
+from advisor.core.kv import attention_kv_bytes, recurrent_state_bytes
 from advisor.core.quant import Quant
 
 MAX_COUNT = 1_000_000  # tensors or KV pairs; real files hold a few thousand at most
@@ -451,8 +451,14 @@ def import_gguf(path: Path | str) -> ImportedModel:
             and fields["head_dim"]:
         # only the attention layers' cache grows with context
         fields["kv_bytes_per_token_override"] = attention_kv_bytes(attending, fields["kv_heads"], fields["head_dim"])
-        notes.append(f"hybrid: {attending} of {layers} layers keep a KV cache; the others keep a fixed-size "
-                     "state per sequence, which is not counted")
+        d_state, d_inner = key("ssm.state_size"), key("ssm.inner_size")
+        state = (recurrent_state_bytes(layers - nextn - attending, d_state, d_inner, key("ssm.group_count") or 1,
+                                       key("ssm.conv_kernel") or 4) if d_state and d_inner else None)
+        if state is not None:
+            fields["state_bytes_per_sequence"] = state
+        notes.append(f"hybrid: {attending} of {layers} layers keep a KV cache; the others keep "
+                     + (f"{state / 1e6:.1f} MB of state per sequence" if state is not None else
+                        "a fixed-size state per sequence, not counted (no ssm sizes in the file)"))
     elif window and layers and (ctx is None or window < ctx):
         sliding, note = _sliding_layers(first, arch, layers)
         if sliding:

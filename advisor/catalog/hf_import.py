@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from advisor.catalog.params import ArchCounts, count_params
 from advisor.catalog.schema import ModelEntry
 from advisor.catalog.user_store import slugify
-from advisor.core.kv import attention_kv_bytes
+from advisor.core.kv import attention_kv_bytes, recurrent_state_bytes
 
 MAX_JSON_BYTES = 32 << 20  # a config is a few KB; an index lists every tensor, a few MB at most
 INDEX_NAME = "model.safetensors.index.json"
@@ -135,6 +135,21 @@ def _attention_layers(cfg: _Config, layers: int) -> int | None:
     pattern = cfg.get("hybrid_override_pattern")
     if isinstance(pattern, str) and pattern:
         return pattern.count("*")
+    return None
+
+
+def _state_bytes(cfg: _Config, recurrent_layers: int) -> float | None:
+    """The recurrent state per sequence of a hybrid's other layers, from the config's linear-attention
+    (Qwen3-Next/3.5/3.6) or Mamba-2 (Nemotron-H) sizes; None when the config does not give them."""
+    v_heads, k_heads = cfg.int("linear_num_value_heads"), cfg.int("linear_num_key_heads")
+    k_dim, v_dim = cfg.int("linear_key_head_dim"), cfg.int("linear_value_head_dim")
+    if v_heads and k_heads and k_dim and v_dim:
+        return recurrent_state_bytes(recurrent_layers, k_dim, v_heads * v_dim, k_heads,
+                                     cfg.int("linear_conv_kernel_dim") or 4)
+    heads, head_dim, d_state = cfg.int("mamba_num_heads"), cfg.int("mamba_head_dim"), cfg.int("ssm_state_size")
+    if heads and head_dim and d_state:
+        return recurrent_state_bytes(recurrent_layers, d_state, heads * head_dim, cfg.int("n_groups") or 1,
+                                     cfg.int("conv_kernel") or 4)
     return None
 
 
@@ -260,9 +275,13 @@ def import_hf_config(path: Path | str, index_path: Path | str | None = None) -> 
     if attending is not None and attending < layers:
         # a hybrid: only the attention layers' cache grows with context, and no window applies to it
         fields["kv_bytes_per_token_override"] = attention_kv_bytes(attending, kv_heads, head_dim)
-        notes.append(f"hybrid: {attending} of {layers} layers keep a KV cache; the other {layers - attending} "
-                     "keep a fixed-size state per sequence, which is not counted (their weights are counted as "
-                     "attention layers')")
+        state = _state_bytes(cfg, layers - attending)
+        if state is not None:
+            fields["state_bytes_per_sequence"] = state
+        notes.append(f"hybrid: {attending} of {layers} layers keep a KV cache; the other {layers - attending} keep "
+                     + (f"{state / 1e6:.1f} MB of state per sequence" if state is not None else
+                        "a fixed-size state per sequence, not counted (its sizes are not in the config)")
+                     + " (their weights are counted as attention layers')")
     if mla:
         fields.update(attention="mla", kv_lora_rank=mla, rope_dim=counts.qk_rope_head_dim)
     elif "kv_bytes_per_token_override" not in fields and (sw := _sliding(cfg, model_type, layers, max_ctx)):

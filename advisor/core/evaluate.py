@@ -37,7 +37,8 @@ def crossover_batch(inp: Inputs) -> float | None:
     B* = (W / BW) / ((2N + a) / F − kv / BW). At 16 bits with no KV this is F / BW (~295 on an H100).
     MoE routing spread is ignored here: W is the batch-1 active read."""
     weights = _f(inp.dense_bytes) + _f(inp.expert_bytes) * _f(inp.expert_share)
-    kv = _f(inp.kv_full) * _f(inp.context) + _f(inp.kv_window) * min(_f(inp.context), _f(inp.window))
+    kv = (_f(inp.kv_full) * _f(inp.context) + _f(inp.kv_window) * min(_f(inp.context), _f(inp.window))
+          + 2 * _f(inp.state_bytes))  # a hybrid's recurrent state: read and rewritten every step
     flop_time = (2 * _f(inp.active_params) + _f(attention_flops(inp, inp.context))) / _f(inp.flops)
     denom = flop_time - kv / _f(inp.fast_bw)
     if denom <= 0:
@@ -221,9 +222,13 @@ def _result(s: Scenario, inp: Inputs, out: Outputs, explain: bool = True) -> Res
     if kv_known:
         per_tok = _f(inp.kv_full) + _f(inp.kv_window)
         capped = f" (sliding layers stop at {int(_f(inp.window)):,})" if _f(inp.kv_window) > 0 else ""
+        state = _f(inp.state_bytes)
+        held = (f"({per_tok:,.0f} bytes/token{capped} × {w.context + w.output_tokens:,} tokens + recurrent state "
+                f"{num(state / 1e6)} MB)" if state > 0 else
+                f"{per_tok:,.0f} bytes/token{capped} × {w.context + w.output_tokens:,} tokens")
         step("KV cache", lambda: (
-            f"{per_tok:,.0f} bytes/token{capped} × {w.context + w.output_tokens:,} tokens × {w.streams} "
-            f"stream{'s' if w.streams > 1 else ''} = {num(kv / GB)} GB ({w.kv_cache.value})"
+            f"{held} × {w.streams} stream{'s' if w.streams > 1 else ''} = {num(kv / GB)} GB ({w.kv_cache.value})"
+            + ("; the state is read and rewritten every token" if state > 0 else "")
         ))
     else:
         notes.append("No architecture given: the KV cache counts as zero, so long contexts look faster than they are.")

@@ -176,6 +176,7 @@ def model_terms(model: ModelArch, kv_cache: KVPrecision) -> dict[str, float]:
         expert_share=share,
         active_params=model.active_b * BILLION,
         layers=float(layers),
+        state_bytes=model.state_bytes_per_sequence or 0.0,
         kv_full=kv.full_bytes_per_token,
         kv_window=kv.window_bytes_per_token,
         window=kv.window,

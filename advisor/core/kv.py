@@ -23,6 +23,14 @@ class KVShape(NamedTuple):
 NO_KV = KVShape(0.0, 0.0, float("inf"), False)
 
 
+def recurrent_state_bytes(layers: int, d_state: int, d_inner: int, n_group: int, d_conv: int) -> float:
+    """Bytes per sequence of the recurrent state of a hybrid model's Mamba-2 or Gated DeltaNet layers, as
+    llama.cpp keeps it in f32: the SSM state (d_state × d_inner) plus the convolution's last d_conv − 1
+    inputs (d_inner + 2 × n_group × d_state channels), per layer."""
+    per_layer = d_state * d_inner + max(d_conv - 1, 0) * (d_inner + 2 * n_group * d_state)
+    return 4.0 * layers * per_layer
+
+
 def attention_kv_bytes(attention_layers: int, kv_heads: int, head_dim: int) -> float:
     """KV bytes per token at 16 bits of a hybrid model's attention layers alone (the figure a model's
     `kv_bytes_per_token_override` takes): K and V, each KV head × head dim, 2 bytes per element."""

@@ -39,6 +39,10 @@ class ModelArch(Frozen):
     rope_dim: int | None = Field(None, ge=0, le=100_000, title="MLA rope dim")
     experts: int | None = Field(None, ge=1, le=100_000, title="Experts")
     experts_active: int | None = Field(None, ge=1, le=100_000, title="Active experts")
+    state_bytes_per_sequence: float | None = Field(
+        None, ge=0, le=1e12, title="Recurrent state", json_schema_extra={"unit": "bytes"},
+        description="Hybrid models: bytes of state per sequence their linear-attention or state-space layers "
+                    "keep, whatever the context; held like the KV cache and read and rewritten every token")
     kv_bytes_per_token_override: float | None = Field(
         None, ge=0, le=1e9, title="KV bytes/token",
         description="Known KV bytes per token at 16 bits, instead of computing it from the shape")

@@ -56,6 +56,9 @@ class Inputs:
     prefill_rate: Num  # measured tok/s; NaN uses the compute estimate
     # MoE experts of this many layers forced into host memory (llama.cpp --n-cpu-moe); NaN: none
     cpu_moe_layers: Num = float("nan")
+    # a hybrid model's linear-attention or state-space layers: fixed bytes of state per stream, held like
+    # the KV cache and read and rewritten on every step whatever the context (0: none)
+    state_bytes: Num = 0.0
     # realistic-speed terms (advisor.core.calibration explains each; the defaults are the plain roofline)
     bytes_per_weight: Num = 2.0  # of the weights; below 2 (16 bits) they are quantized
     dense_bytes_per_weight: Num = math.nan  # of an MoE model's non-expert weights; NaN: bytes_per_weight
@@ -136,7 +139,8 @@ def place(inp: Inputs) -> tuple[NDArray[np.float64], ...]:
     Placement is by whole layers, as engines do it: one byte over capacity moves a whole layer to
     the host, which is why speed falls off a cliff rather than sagging."""
     layers = _a(inp.layers)
-    kv_hold = _a(inp.streams) * kv_per_stream(inp.kv_full, inp.kv_window, inp.window, inp.hold_tokens)
+    kv_hold = _a(inp.streams) * (kv_per_stream(inp.kv_full, inp.kv_window, inp.window, inp.hold_tokens)
+                                 + _a(inp.state_bytes))
     dense_kv = _a(inp.dense_bytes) + kv_hold + _a(inp.draft_bytes)
     footprint = dense_kv + _a(inp.expert_bytes)
     cap = _a(inp.fast_cap)
@@ -196,7 +200,9 @@ def solve(inp: Inputs) -> Outputs:
     runs = host_stored <= _a(inp.host_cap) * (1 + 1e-12)
     fits = (dense_host == 0) & (expert_host == 0)
 
-    kv_read = streams * kv_per_stream(inp.kv_full, inp.kv_window, inp.window, inp.context)
+    # the recurrent state is read and written back each step: twice its bytes
+    kv_read = streams * (kv_per_stream(inp.kv_full, inp.kv_window, inp.window, inp.context)
+                         + 2.0 * _a(inp.state_bytes))
     expert_read = _a(inp.expert_bytes) * expert_read_share(inp.expert_share, streams, inp.expert_spread)
     dense_read = _a(inp.dense_bytes) + kv_read
     fast_weights = (1 - dense_host) * _a(inp.dense_bytes) + (1 - expert_host) * expert_read

@@ -392,8 +392,12 @@ def test_hybrid_files_cache_only_their_attention_layers(tmp_path: Path) -> None:
     q = write_gguf(tmp_path / "q.gguf", arch="qwen35moe", layers=8, experts=4, used=2, with_data=False)
     assert import_gguf(q.path).entry.kv_bytes_per_token_override == 2 * 2 * 2 * 64 * 2
     q2 = write_gguf(tmp_path / "q2.gguf", arch="qwen35", layers=8, with_data=False,
-                    extra={"{arch}.full_attention_interval": 2})
-    assert import_gguf(q2.path).entry.kv_bytes_per_token_override == 2 * 4 * 2 * 64 * 2
+                    extra={"{arch}.full_attention_interval": 2, "{arch}.ssm.state_size": 16,
+                           "{arch}.ssm.inner_size": 64, "{arch}.ssm.group_count": 2, "{arch}.ssm.conv_kernel": 4})
+    e2 = import_gguf(q2.path).entry
+    assert e2.kv_bytes_per_token_override == 2 * 4 * 2 * 64 * 2
+    # the 4 recurrent layers' f32 state: 16 × 64 plus 3 × (64 + 2 × 2 × 16) conv inputs each
+    assert e2.state_bytes_per_sequence == 4 * 4 * (16 * 64 + 3 * (64 + 2 * 2 * 16))
     # a plain llama file keeps the cache its shape gives
     assert import_gguf(write_gguf(tmp_path / "l.gguf", with_data=False).path).entry.kv_bytes_per_token_override \
         is None

@@ -189,14 +189,19 @@ def test_hybrid_linear_attention_counts_only_the_attention_layers_cache(tmp_path
     assert e.kv_bytes_per_token_override == 2 * 10 * 2 * 256 * 2 == 20_480
     assert e.attention == "full" and e.sliding_window is None
     assert "hybrid: 10 of 40 layers keep a KV cache" in e.notes
+    # the 30 Gated DeltaNet layers' f32 state: 128 × 4,096 plus 3 × (4,096 + 2 × 16 × 128) conv inputs each
+    assert e.state_bytes_per_sequence == 4 * 30 * (128 * 4096 + 3 * (4096 + 2 * 16 * 128)) == 65_863_680
+    assert "65.9 MB of state per sequence" in e.notes
     # the same split written out as layer_types (Qwen3.5/3.8 configs carry both)
     listed = {**QWEN36_35B_A3B, "text_config": {**QWEN36_35B_A3B["text_config"], "full_attention_interval": None,
               "layer_types": ["full_attention" if i % 4 == 3 else "linear_attention" for i in range(40)]}}
     assert import_hf_config(_write(tmp_path / "listed", listed)).entry.kv_bytes_per_token_override == 20_480
     # a state-space hybrid (Nemotron-H): '*' marks the attention layers in hybrid_override_pattern
-    nemotron = {**LLAMA_31_8B, "model_type": "nemotron_h", "hybrid_override_pattern": "M*MM" * 8}
-    assert import_hf_config(_write(tmp_path / "nemo", nemotron)).entry.kv_bytes_per_token_override == \
-        2 * 8 * 8 * 128 * 2
+    nemotron = {**LLAMA_31_8B, "model_type": "nemotron_h", "hybrid_override_pattern": "M*MM" * 8,
+                "mamba_num_heads": 64, "mamba_head_dim": 64, "ssm_state_size": 128, "n_groups": 8, "conv_kernel": 4}
+    nemo = import_hf_config(_write(tmp_path / "nemo", nemotron)).entry
+    assert nemo.kv_bytes_per_token_override == 2 * 8 * 8 * 128 * 2
+    assert nemo.state_bytes_per_sequence == 4 * 24 * (128 * 4096 + 3 * (4096 + 2 * 8 * 128))
     # and a model whose every layer attends keeps the cache its shape gives
     assert import_hf_config(_write(tmp_path / "llama", LLAMA_31_8B)).entry.kv_bytes_per_token_override is None
 

@@ -420,3 +420,5 @@ def test_model_summary_names_a_given_kv_figure() -> None:
     hybrid = plain.model_copy(update={"name": "Hybrid", "kv_bytes_per_token_override": 20_480.0})
     text = describe(hybrid)
     assert "KV cache 20,480 bytes/token at 16 bits, as given" in text and "full attention" not in text
+    stateful = hybrid.model_copy(update={"state_bytes_per_sequence": 65_863_680.0})
+    assert "as given + 65.9 MB recurrent state per sequence" in describe(stateful)

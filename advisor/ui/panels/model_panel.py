@@ -38,6 +38,8 @@ def describe(m: ModelArch) -> str:
             attn = "full attention"
         if m.kv_bytes_per_token_override is not None:  # a hybrid's attention layers, or a figure typed in
             attn = f"KV cache {m.kv_bytes_per_token_override:,.0f} bytes/token at 16 bits, as given"
+        if m.state_bytes_per_sequence:
+            attn += f" + {m.state_bytes_per_sequence / 1e6:.1f} MB recurrent state per sequence"
         shape = (f"{m.layers} layers · hidden {m.hidden or '?'} · {m.heads or '?'} heads / {m.kv_heads or '?'} KV "
                  f"· head dim {m.resolved_head_dim or '?'} · {attn}")
     moe = f" · {m.experts_active} of {m.experts} experts" if m.experts else ""

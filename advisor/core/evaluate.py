@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from advisor.core.calibration import BACKEND_LABELS, MachineTerms, generation_key
+from advisor.core.calibration import BACKEND_LABELS, MachineTerms
 from advisor.core.feel import FEEL_TEXT, feel
 from advisor.core.fmt import num
 from advisor.core.inputs import (
@@ -15,8 +15,7 @@ from advisor.core.inputs import (
     build_inputs,
     decode_band,
     decode_eta,
-    generation_terms,
-    machine_terms,
+    hardware_factors,
     realistic_band,
 )
 from advisor.core.result import Result, Step
@@ -70,9 +69,8 @@ def _hardware_factors(s: Scenario) -> list[tuple[float, str]]:
     """The architecture's factor ("× 1.07 Apple M3 architecture (fitted to 10 decode runs)"), then the
     machine's own ("× 0.965 this machine's own (fitted to 28 decode runs)"). A chip's runs count every
     card count of it (2× RTX 3090 is the same chip), so they can exceed its record's."""
-    key = generation_key(s.hardware)
-    found = [_fitted_factor(s, generation_terms(s), f"{key} architecture") if key is not None else None,
-             _fitted_factor(s, machine_terms(s), "this machine's own")]
+    found = [_fitted_factor(s, terms, f"{key} architecture" if key else "this machine's own")
+             for key, terms in hardware_factors(s)]
     return [f for f in found if f is not None]
 
 

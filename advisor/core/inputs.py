@@ -14,6 +14,7 @@ from advisor.core.calibration import (
     Calibration,
     ClassTerms,
     MachineTerms,
+    generation_key,
     resolve_backend,
     terms_for,
 )
@@ -68,6 +69,17 @@ def machine_terms(scenario: Scenario, calibration: Calibration | None = None) ->
 def generation_terms(scenario: Scenario, calibration: Calibration | None = None) -> MachineTerms:
     """The hardware's GPU architecture's fitted factor (1.0 unless published runs on it were fitted)."""
     return (calibration or CALIBRATION).generation(scenario.hardware)
+
+
+def hardware_factors(scenario: Scenario,
+                     calibration: Calibration | None = None) -> list[tuple[str | None, MachineTerms]]:
+    """The fitted factors on η the hardware carries, those other than 1, in the order they compose: its GPU
+    architecture's (with the architecture's name, "NVIDIA Ada"), then the chip's own (name None)."""
+    key = generation_key(scenario.hardware)
+    found: list[tuple[str | None, MachineTerms]] = [(None, machine_terms(scenario, calibration))]
+    if key is not None:
+        found.insert(0, (key, generation_terms(scenario, calibration)))
+    return [(name, terms) for name, terms in found if terms.decode != 1.0]
 
 
 def decode_eta(scenario: Scenario, calibration: Calibration | None = None) -> float:

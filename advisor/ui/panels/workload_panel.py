@@ -16,8 +16,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from advisor.core.calibration import CALIBRATION, generation_key
 from advisor.core.efficiency import BACKEND_LABELS, Engine, default_backend, default_eta, resolve_backend
+from advisor.core.inputs import hardware_factors
 from advisor.core.presets import PRESETS, preset_changes
 from advisor.core.scenario import Speculative, Workload
 from advisor.ui.fields import read_value, show_value, spin_for
@@ -164,8 +164,6 @@ class WorkloadPanel(QWidget):
             show_value(box, getattr(w, name))
         backend = resolve_backend(s.hardware, w.backend)
         d = default_eta(s.hardware.kind, w.engine, backend=backend, machine=s.hardware)
-        own = CALIBRATION.machine(s.hardware)
-        gen, gen_key = CALIBRATION.generation(s.hardware), generation_key(s.hardware)
         auto_backend = f"auto ({BACKEND_LABELS[default_backend(s.hardware)]})"
         if self.backend.itemText(0) != auto_backend:
             self.backend.setItemText(0, auto_backend)
@@ -174,12 +172,8 @@ class WorkloadPanel(QWidget):
         with QSignalBlocker(self.flash):
             self.flash.setChecked(w.flash_attention)
         auto = f"auto ({d.decode:.2f})"
-        factors = []
-        if gen.decode != 1.0 and gen_key is not None:
-            factors.append(f"the {gen_key} architecture's factor {gen.decode:.3f} from {gen.rows} published "
-                           "decode runs")
-        if own.decode != 1.0:
-            factors.append(f"this machine's own factor {own.decode:.3f} from {own.rows} published decode runs")
+        factors = [("the " + key + " architecture's" if key else "this machine's own")
+                   + f" factor {t.decode:.3f} from {t.rows} published decode runs" for key, t in hardware_factors(s)]
         own_text = f", with {' and '.join(factors)}" if factors else ""
         tip = (f"{Workload.model_fields['efficiency'].description}. Now: fitted η {d.decode:.2f} for this class, "
                f"engine and backend{own_text}; realistic band {d.low / d.decode - 1:+.0%} to "

@@ -183,6 +183,9 @@ def _describe(entry: ModelEntry) -> list[tuple[str, str]]:
         rows.append(("KV cache", f"{e.kv_bytes_per_token_override:,.0f} bytes/token at 16 bits"))
     if e.state_bytes_per_sequence:
         rows.append(("state", f"{e.state_bytes_per_sequence / 1e6:.1f} MB per sequence (recurrent layers)"))
+    if e.tied_embeddings is not None:
+        rows.append(("embeddings", "tied: the output head reads the input table every token" if e.tied_embeddings
+                     else "untied: a token reads one row of the input table, and all of the output head"))
     return rows
 
 

@@ -438,6 +438,9 @@ def import_gguf(path: Path | str) -> ImportedModel:
         "kv_heads": kv_heads or None, "head_dim": key("attention.key_length"), "vocab": vocab or None,
         "experts": experts, "experts_active": used,
     }
+    names = {t.name for t in tensors}
+    if "token_embd.weight" in names:  # a tied model has no output.weight: its head reads token_embd
+        fields["tied_embeddings"] = "output.weight" not in names
     ctx = key("context_length")
     if ctx:
         fields["max_context"] = ctx

@@ -267,6 +267,8 @@ def import_hf_config(path: Path | str, index_path: Path | str | None = None) -> 
 
     fields: dict[str, Any] = {"layers": layers, "hidden": hidden, "heads": heads, "kv_heads": kv_heads,
                               "head_dim": head_dim, "vocab": vocab or None}
+    if (tied := cfg.get("tie_word_embeddings")) is not None:  # absent: unknown, every weight counted as read
+        fields["tied_embeddings"] = bool(tied)
     if max_ctx:
         fields["max_context"] = max_ctx
     if counts.is_moe:

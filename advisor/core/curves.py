@@ -89,6 +89,7 @@ def axis_inputs(scenario: Scenario, axis: Axis, x: NDArray[np.float64]) -> Input
     return replace(
         base,
         dense_bytes=base.dense_bytes * ratio, expert_bytes=base.expert_bytes * ratio,
+        unread_bytes=base.unread_bytes * ratio,
         active_params=base.active_params * ratio,
         kv_full=base.kv_full * kv_ratio, kv_window=base.kv_window * kv_ratio,
         attn_flops_full=base.attn_flops_full * kv_ratio, attn_flops_window=base.attn_flops_window * kv_ratio,

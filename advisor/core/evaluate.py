@@ -35,7 +35,7 @@ def crossover_batch(inp: Inputs) -> float | None:
     Memory per step = W + B·kv bytes; compute = B·(2N + attention) FLOP, so
     B* = (W / BW) / ((2N + a) / F − kv / BW). At 16 bits with no KV this is F / BW (~295 on an H100).
     MoE routing spread is ignored here: W is the batch-1 active read."""
-    weights = _f(inp.dense_bytes) + _f(inp.expert_bytes) * _f(inp.expert_share)
+    weights = _f(inp.dense_bytes) - _f(inp.unread_bytes) + _f(inp.expert_bytes) * _f(inp.expert_share)
     kv = (_f(inp.kv_full) * _f(inp.context) + _f(inp.kv_window) * min(_f(inp.context), _f(inp.window))
           + 2 * _f(inp.state_bytes))  # a hybrid's recurrent state: read and rewritten every step
     flop_time = (2 * _f(inp.active_params) + _f(attention_flops(inp, inp.context))) / _f(inp.flops)
@@ -155,7 +155,13 @@ def _weights_text(s: Scenario, inp: Inputs, weights: float, weights_read: float)
     else:
         stored = (f"{num(m.total_params_b)} B params × {num(q.bits_per_weight)} bits ÷ 8 = "
                   f"{num(weights / GB)} GB stored")
-    return stored + (f"; {num(m.active_b)} B active → {num(weights_read / GB)} GB read per token" if m.is_moe else "")
+    unread = _f(inp.unread_bytes)
+    skipped = (f" (less the input embedding table, {num(m.vocab or 0)} × {num(m.hidden or 0)} = "
+               f"{num((m.vocab or 0) * (m.hidden or 0) / 1e9)} B params, {num(unread / GB)} GB: a token "
+               "looks up one row of it)" if unread > 0 else "")
+    if m.is_moe:
+        return stored + f"; {num(m.active_b)} B active{skipped} → {num(weights_read / GB)} GB read per token"
+    return stored + (f"; {num(weights_read / GB)} GB read per token{skipped}" if unread > 0 else "")
 
 
 def _prefill_text(s: Scenario, inp: Inputs, out: Outputs) -> str:
@@ -198,7 +204,7 @@ def _result(s: Scenario, inp: Inputs, out: Outputs, explain: bool = True) -> Res
     eta = decode_eta(s)
     runs = bool(_f(out.runs))
     weights = _f(inp.dense_bytes) + _f(inp.expert_bytes)
-    weights_read = _f(inp.dense_bytes) + _f(inp.expert_bytes) * _f(inp.expert_share)
+    weights_read = _f(inp.dense_bytes) - _f(inp.unread_bytes) + _f(inp.expert_bytes) * _f(inp.expert_share)
     draft = _f(inp.draft_bytes)
     kv = _f(out.kv_hold)
     overhead = w.overhead_gb * GB

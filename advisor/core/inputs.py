@@ -50,6 +50,15 @@ def split_params(model: ModelArch) -> tuple[float, float, float]:
     return 0.0, total, active / total
 
 
+def unread_embedding_params(model: ModelArch) -> float:
+    """Parameters stored but not read per token: an untied input embedding table (vocabulary × hidden),
+    of which a token reads one row. 0 when the model ties it to the output head (the head reads all of
+    it every token) or when that is not known."""
+    if model.tied_embeddings is not False or not model.vocab or not model.hidden:
+        return 0.0
+    return float(model.vocab * model.hidden)
+
+
 def backend_in_use(scenario: Scenario) -> Backend:
     """The llama.cpp backend the scenario runs: the chosen one where it runs on the hardware, else the
     usual one for the hardware (advisor.core.calibration.default_backend)."""
@@ -189,6 +198,7 @@ def model_terms(model: ModelArch, kv_cache: KVPrecision) -> dict[str, float]:
         active_params=model.active_b * BILLION,
         layers=float(layers),
         state_bytes=model.state_bytes_per_sequence or 0.0,
+        unread_params=min(unread_embedding_params(model), dense),
         kv_full=kv.full_bytes_per_token,
         kv_window=kv.window_bytes_per_token,
         window=kv.window,
@@ -245,8 +255,9 @@ def weight_bytes(terms: dict[str, Any], bytes_per_weight: Any, dense_bytes_per_w
     dense_bpw = bytes_per_weight
     if dense_bytes_per_weight is not None:
         dense_bpw = np.where(np.asarray(terms["expert_params"]) > 0, dense_bytes_per_weight, bytes_per_weight)
-    out = {k: v for k, v in terms.items() if k not in ("dense_params", "expert_params")}
+    out = {k: v for k, v in terms.items() if k not in ("dense_params", "expert_params", "unread_params")}
     out["dense_bytes"] = terms["dense_params"] * dense_bpw
+    out["unread_bytes"] = terms["unread_params"] * dense_bpw
     out["expert_bytes"] = terms["expert_params"] * bytes_per_weight
     out["bytes_per_weight"] = bytes_per_weight
     out["dense_bytes_per_weight"] = dense_bpw

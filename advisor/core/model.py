@@ -39,6 +39,10 @@ class ModelArch(Frozen):
     rope_dim: int | None = Field(None, ge=0, le=100_000, title="MLA rope dim")
     experts: int | None = Field(None, ge=1, le=100_000, title="Experts")
     experts_active: int | None = Field(None, ge=1, le=100_000, title="Active experts")
+    tied_embeddings: bool | None = Field(
+        None, title="Tied embeddings",
+        description="The output head shares the input embedding table. No: the input table (vocabulary × "
+                    "hidden) is stored but a token reads only its own row of it; empty: unknown, counted as read")
     state_bytes_per_sequence: float | None = Field(
         None, ge=0, le=1e12, title="Recurrent state", json_schema_extra={"unit": "bytes"},
         description="Hybrid models: bytes of state per sequence their linear-attention or state-space layers "

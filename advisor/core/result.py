@@ -29,7 +29,8 @@ class Result(Frozen):
     response_s: float | None
     requests_per_hour: float | None
     weights_gb: float = Field(description="Weights stored (total params)")
-    weights_read_gb: float = Field(description="Weight bytes read per token at batch 1 (active params)")
+    weights_read_gb: float = Field(description="Weight bytes read per token at batch 1 (active params, less an "
+                                               "untied input embedding table, of which a token reads one row)")
     kv_gb: float = Field(description="KV cache held across all streams")
     kv_known: bool = Field(description="False when the model has no shape and KV counts as zero")
     overhead_gb: float

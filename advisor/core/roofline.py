@@ -59,6 +59,9 @@ class Inputs:
     # a hybrid model's linear-attention or state-space layers: fixed bytes of state per stream, held like
     # the KV cache and read and rewritten on every step whatever the context (0: none)
     state_bytes: Num = 0.0
+    # part of dense_bytes stored but not read per step: an untied input embedding, of which a token reads
+    # only its own row (0: every weight is read)
+    unread_bytes: Num = 0.0
     # realistic-speed terms (advisor.core.calibration explains each; the defaults are the plain roofline)
     bytes_per_weight: Num = 2.0  # of the weights; below 2 (16 bits) they are quantized
     dense_bytes_per_weight: Num = math.nan  # of an MoE model's non-expert weights; NaN: bytes_per_weight
@@ -204,8 +207,9 @@ def solve(inp: Inputs) -> Outputs:
     kv_read = streams * (kv_per_stream(inp.kv_full, inp.kv_window, inp.window, inp.context)
                          + 2.0 * _a(inp.state_bytes))
     expert_read = _a(inp.expert_bytes) * expert_read_share(inp.expert_share, streams, inp.expert_spread)
-    dense_read = _a(inp.dense_bytes) + kv_read
-    fast_weights = (1 - dense_host) * _a(inp.dense_bytes) + (1 - expert_host) * expert_read
+    dense_weights_read = _a(inp.dense_bytes) - _a(inp.unread_bytes)
+    dense_read = dense_weights_read + kv_read
+    fast_weights = (1 - dense_host) * dense_weights_read + (1 - expert_host) * expert_read
     fast_kv = (1 - dense_host) * kv_read
     fast_read = fast_weights + fast_kv
     host_read = dense_host * dense_read + expert_host * expert_read
@@ -223,7 +227,7 @@ def solve(inp: Inputs) -> Outputs:
     dense_bpw = _a(inp.dense_bytes_per_weight)
     dense_bpw = np.where(np.isnan(dense_bpw), bpw, dense_bpw)
     # each part counted at its own bytes per weight, unpacked only where it is quantized (below 16 bits)
-    unpacked = (np.where(dense_bpw < 1.99, (1 - dense_host) * _a(inp.dense_bytes) / dense_bpw, 0.0)
+    unpacked = (np.where(dense_bpw < 1.99, (1 - dense_host) * dense_weights_read / dense_bpw, 0.0)
                 + np.where(quantized, (1 - expert_host) * expert_read / bpw, 0.0))
     t_dequant = unpacked * _a(inp.dequant_flops) / flops
     # An MoE model's step also runs router, top-k and expert-gather kernels: moe_token_factor × t₀.

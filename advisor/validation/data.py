@@ -395,6 +395,12 @@ def _model(row: Measurement, catalog: Catalog) -> tuple[ModelArch, list[str]] | 
     if total is None or total <= 0:
         return "no parameter count for the model"
     active = row.active_params_b if row.active_params_b is not None else (base.active_params_b if base else None)
+    if (base is not None and base.active_params_b is not None and active is not None
+            and total == base.total_params_b and active != base.active_params_b):
+        # the same model's published count in another convention (gpt-oss's card leaves out the input
+        # embedding): the catalog's, every weight but the unused experts, is what the core splits by
+        caveats.append(f"active {active:g} B counted as the catalog's {base.active_params_b:g} B")
+        active = base.active_params_b
     if active is not None and active >= total:
         active = None
     if active is None and MOE_LABEL.search(row.model_name):

@@ -39,7 +39,8 @@ def _nbytes(shape: Sequence[int], typ: T) -> int:
 def write_gguf(path: Path, *, arch: str = "llama", name: str = "Tiny Llama", layers: int = 2, hidden: int = 256,
                heads: int = 4, kv_heads: int | list[int] = 2, vocab: int = 512, ff: int = 512,
                experts: int = 0, used: int = 0, context: int = 4096, with_data: bool = True,
-               tokens: bool = True, merges: int = 0, extra: dict[str, int] | None = None) -> Written:
+               tokens: bool = True, merges: int = 0, extra: dict[str, int] | None = None,
+               tied: bool = False) -> Written:
     """A llama-shaped model: F16 embeddings, Q8_0 attention, Q4_K MLP (or MoE experts), F32 norms.
     with_data=False writes the header and tensor infos only, then extends the file sparsely to full size."""
     w = GGUFWriter(path, arch)
@@ -81,7 +82,9 @@ def write_gguf(path: Path, *, arch: str = "llama", name: str = "Tiny Llama", lay
         else:
             shapes += [(f"{b}.ffn_gate.weight", (ff, hidden), T.Q4_K), (f"{b}.ffn_up.weight", (ff, hidden), T.Q4_K),
                        (f"{b}.ffn_down.weight", (hidden, ff), T.Q4_K)]
-    shapes += [("output_norm.weight", (hidden,), T.F32), ("output.weight", (vocab, hidden), T.Q8_0)]
+    shapes += [("output_norm.weight", (hidden,), T.F32)]
+    if not tied:  # a tied model's head reads token_embd: the file has no output.weight
+        shapes += [("output.weight", (vocab, hidden), T.Q8_0)]
 
     for tname, shape, typ in shapes:
         if not with_data:
@@ -401,3 +404,11 @@ def test_hybrid_files_cache_only_their_attention_layers(tmp_path: Path) -> None:
     # a plain llama file keeps the cache its shape gives
     assert import_gguf(write_gguf(tmp_path / "l.gguf", with_data=False).path).entry.kv_bytes_per_token_override \
         is None
+
+
+def test_tied_embeddings_from_the_tensor_names(tmp_path: Path) -> None:
+    untied = import_gguf(write_gguf(tmp_path / "untied.gguf").path).entry
+    tied_file = write_gguf(tmp_path / "tied.gguf", tied=True)
+    tied = import_gguf(tied_file.path).entry
+    assert untied.tied_embeddings is False and tied.tied_embeddings is True
+    assert tied.total_params_b * 1e9 == pytest.approx(tied_file.params)  # one table, counted once

@@ -215,3 +215,12 @@ def test_hybrid_cache_is_what_the_estimate_holds(tmp_path: Path) -> None:
     shape = kv_shape(to_model(e), KVPrecision.F16)
     assert shape.full_bytes_per_token == 20_480 and shape.known
     assert kv_shape(to_model(e), KVPrecision.Q8_0).full_bytes_per_token == pytest.approx(20_480 / 2 * 34 / 32)
+
+
+def test_tied_embeddings_as_the_config_says(tmp_path: Path) -> None:
+    assert import_hf_config(_write(tmp_path / "l", LLAMA_31_8B)).entry.tied_embeddings is False
+    assert import_hf_config(_write(tmp_path / "g", GEMMA3_12B)).entry.tied_embeddings is True  # the family default
+    absent = {k: v for k, v in MIXTRAL_8X7B.items() if k != "tie_word_embeddings"}
+    got = import_hf_config(_write(tmp_path / "x", absent))
+    assert got.entry.tied_embeddings is None  # unknown: the estimate reads every weight
+    assert any("tie_word_embeddings absent" in n for n in got.notes)

@@ -39,13 +39,17 @@ def test_gpt_oss_bytes_stored_and_read() -> None:
     assert float(inp.dense_bytes) == pytest.approx(dense * 8.5 / 8)
     assert float(inp.expert_bytes) == pytest.approx(experts * 4.25 / 8)
     stored = float(inp.dense_bytes) + float(inp.expert_bytes)
-    read = float(inp.dense_bytes) + float(inp.expert_bytes) * share
-    # 19.8 B expert weights at 4.25 bits and 1.14 B others at 8.5 bits: 11.7 GB (the file: 12.1 GB);
-    # a token reads 2.52 GB, against 3.61 B × 4.25 bits = 1.92 GB if everything were MXFP4
-    assert stored / GB == pytest.approx(11.71, abs=0.01)
-    assert read / GB == pytest.approx(2.52, abs=0.01)
+    embedding = 201_088 * 2_880  # the untied input table: a token reads one row of it
+    assert float(inp.unread_bytes) == pytest.approx(embedding * 8.5 / 8)
+    read = float(inp.dense_bytes) - float(inp.unread_bytes) + float(inp.expert_bytes) * share
+    # 19.1 B expert weights at 4.25 bits and 1.80 B others at 8.5 bits: 12.07 GB (the file: 12.1 GB; the
+    # card's MLP 19.12 B); a token reads 2.57 GB, against 3.61 B × 4.25 bits = 1.92 GB if all were MXFP4
+    assert experts / 1e9 == pytest.approx(19.11, abs=0.01) and dense / 1e9 == pytest.approx(1.80, abs=0.01)
+    assert stored / GB == pytest.approx(12.07, abs=0.01)
+    assert read / GB == pytest.approx(2.57, abs=0.01)
     text = next(st.text for st in evaluate(_scenario(GPT_OSS, MXFP4)).steps if st.label == "Weights")
-    assert "B outside the experts × 8.50 bits" in text and "2.52 GB read per token" in text
+    assert "B outside the experts × 8.50 bits" in text and "2.57 GB read per token" in text
+    assert "less the input embedding table, 201,088 × 2,880 = 0.579 B params" in text
 
 
 def test_a_dense_model_is_all_at_the_formats_own_bits() -> None:
@@ -81,12 +85,15 @@ def test_validation_rows_keep_the_files_printed_average() -> None:
 
 
 def test_unpacking_counts_each_part_at_its_own_bytes() -> None:
-    """gpt-oss-20b reads 3.61 B weights a token: that many are unpacked, whatever their two precisions."""
+    """gpt-oss-20b reads 3.61 B weights a token (the card's active count, which leaves the input table
+    out): that many are unpacked, whatever their two precisions."""
     from advisor.core.roofline import solve
 
     out = solve(build_inputs(_scenario(GPT_OSS, MXFP4)))
-    assert float(out.unpacked_weights) == pytest.approx(GPT_OSS.active_b * 1e9, rel=1e-6)
+    assert float(out.unpacked_weights) == pytest.approx(GPT_OSS.active_b * 1e9 - 201_088 * 2_880, rel=1e-6)
+    assert float(out.unpacked_weights) == pytest.approx(3.61e9, rel=1e-3)
     llama = to_model(CAT.models["llama-3.1-8b"])
-    assert float(solve(build_inputs(_scenario(llama, MXFP4))).unpacked_weights) == pytest.approx(8.03e9, rel=1e-3)
+    unpacked = float(solve(build_inputs(_scenario(llama, MXFP4))).unpacked_weights)
+    assert unpacked == pytest.approx(8.03e9 - 128_256 * 4_096, rel=1e-3)
     f16 = Quant(bits_per_weight=16.0)
     assert float(solve(build_inputs(_scenario(llama, f16))).unpacked_weights) == 0.0  # nothing to unpack

@@ -29,7 +29,7 @@ def test_committed_value() -> None:
     # fitted on the training rows run without flash attention (May 2024 llama-bench and older builds):
     # attention as separate kernels realizes about 1.8 % of the FP16 peak (1.6 % before the build-era
     # factors on t₀ took the older builds' extra fixed time off it)
-    assert CALIBRATION.unfused_attn_eta == pytest.approx(0.0156)
+    assert CALIBRATION.unfused_attn_eta == pytest.approx(0.0157)
     assert FLAT.unfused_attn_eta == 0.0  # the flat-η baseline has no such term
 
 

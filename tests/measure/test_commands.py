@@ -19,7 +19,7 @@ BENCH = str(FIXTURES / "dgx_spark_qwen2.5_coder_7b_q8_0.md")
 def test_fit_json_and_save(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["measure", "fit", *SPARK, "--bench", BENCH, "--save", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["decode"]["eta"] == pytest.approx(0.855, abs=0.005) and out["decode"]["rows"] == 5
+    assert out["decode"]["eta"] == pytest.approx(0.798, abs=0.005) and out["decode"]["rows"] == 5
     assert out["prefill"]["eta"] == pytest.approx(0.29, abs=0.01)
     assert out["decode"]["points"][0]["measured_tok_s"] == 29.30
     # the scenario (4,096 tokens of context) with the measured η lands on the run measured there (tg32 @ d4096)
@@ -40,7 +40,7 @@ def test_fit_json_and_save(capsys: pytest.CaptureFixture[str]) -> None:
 def test_fit_text(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["measure", "fit", *SPARK, "--bench", BENCH]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("η decode 0.85")
+    assert out.startswith("η decode 0.798")
     assert "tg32 @ d32768" in out and "this scenario: decode" in out
 
 

@@ -33,10 +33,10 @@ def test_paste_fit_save_and_points_on_the_plot(window: MainWindow, qtbot) -> Non
     dialog.paste.setPlainText(fixture_text("dgx_spark_qwen2.5_coder_7b_q8_0.md"))
     fit = dialog.fit()
     assert fit is not None and fit.decode is not None and fit.prefill is not None
-    assert fit.decode.eta == pytest.approx(0.855, abs=0.005)
+    assert fit.decode.eta == pytest.approx(0.798, abs=0.005)
     assert dialog.table.rowCount() == 10
     assert dialog.table.item(0, 0).text() == "tg32" and dialog.table.item(0, 2).text() == "29.30"
-    assert "η decode 0.85" in dialog.summary.text() and "Your current scenario: decode" in dialog.summary.text()
+    assert "η decode 0.798" in dialog.summary.text() and "Your current scenario: decode" in dialog.summary.text()
     assert dialog.save_button.isEnabled()
     assert dialog.save_button.text() == "Save as “NVIDIA DGX Spark (GB10, 128 GB) (mine)” and use it"
 

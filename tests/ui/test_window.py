@@ -378,7 +378,7 @@ def test_mxfp4_shows_its_non_expert_bits_and_gpt_oss_counts_them(qtbot, window: 
     assert window.store.session.quant_id == "mxfp4" and window.store.session.model_id == "gpt-oss-20b"
     qtbot.waitUntil(lambda: "outside the experts" in window.numbers_panel.steps.toPlainText(), timeout=3000)
     text = window.numbers_panel.steps.toPlainText()
-    assert "outside the experts × 8.50 bits" in text and "2.52 GB read per token" in text
+    assert "outside the experts × 8.50 bits" in text and "2.57 GB read per token" in text
     assert_plots_match_core(window)
 
 

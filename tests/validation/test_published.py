@@ -26,7 +26,8 @@ def test_shipped_file_is_what_validate_write_makes_from_the_measurements() -> No
     shipped = next(f for f in shipped_catalog().held_out if f.test == "decode" and f.group == "depth 0")
     assert (shipped.n, shipped.median_pct, shipped.p90_pct) == (
         depth0["n"], depth0["fitted"]["median_pct"], depth0["fitted"]["p90_pct"])
-    assert (shipped.target_median_pct, shipped.target_p90_pct) == (8.0, 20.0) and shipped.met() is False
+    assert (shipped.target_median_pct, shipped.target_p90_pct) == (8.0, 20.0) and shipped.met() is True
+    assert (shipped.n, shipped.median_pct, shipped.p90_pct) == (80, 6.6, 19.75)
 
 
 def test_only_rows_on_catalog_machines_with_every_layer_on_the_gpu() -> None:

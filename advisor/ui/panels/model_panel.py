@@ -43,7 +43,9 @@ def describe(m: ModelArch) -> str:
         shape = (f"{m.layers} layers · hidden {m.hidden or '?'} · {m.heads or '?'} heads / {m.kv_heads or '?'} KV "
                  f"· head dim {m.resolved_head_dim or '?'} · {attn}")
     moe = f" · {m.experts_active} of {m.experts} experts" if m.experts else ""
-    return f"<b>{m.name}</b><br>{params_text(m)}{moe} · context {m.max_context:,}<br>{shape}"
+    embed = {True: " · tied embeddings", False: " · untied embeddings (the input table is not read whole)",
+             None: ""}[m.tied_embeddings]
+    return f"<b>{m.name}</b><br>{params_text(m)}{moe} · context {m.max_context:,}{embed}<br>{shape}"
 
 
 class ModelPanel(QWidget):

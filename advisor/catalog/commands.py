@@ -48,7 +48,8 @@ def _row(kind: str, e: Any) -> list[str]:
         return [e.id, e.name, e.kind.value, num(e.memory_gb), num(e.bandwidth_gbps), num(e.fp16_tflops), price]
     if kind == "models":
         return [e.id, e.name, num(e.total_params_b), _opt(e.active_params_b), _opt(e.layers),
-                f"{e.max_context:,}", e.attention]
+                f"{e.max_context:,}",
+                f"hybrid ({e.attention_layers} attend)" if e.attention_layers is not None else e.attention]
     quality = f"{e.quality.metric}={e.quality.value:g}" if e.quality else ""
     return [e.id, e.name, e.format, num(e.bits_per_weight), quality]
 
@@ -173,12 +174,14 @@ def _describe(entry: ModelEntry) -> list[tuple[str, str]]:
         if v is not None:
             rows.append((label, f"{v:,}"))
     rows.append(("max context", f"{e.max_context:,}"))
-    attention: str = e.attention
+    attention: str = e.attention if e.attention_layers is None else f"{e.attention}, hybrid"
     if e.attention == "sliding":
         attention += f" (window {e.sliding_window:,} on {e.sliding_layers} layers)"
     elif e.attention == "mla":
         attention += f" (latent {e.kv_lora_rank} + rope {e.rope_dim})"
     rows.append(("attention", attention))
+    if e.attention_layers is not None and e.layers is not None:
+        rows.append(("attending", f"{e.attention_layers} of {e.layers} layers (the others linear or state-space)"))
     if e.kv_bytes_per_token_override is not None:
         rows.append(("KV cache", f"{e.kv_bytes_per_token_override:,.0f} bytes/token at 16 bits"))
     if e.state_bytes_per_sequence:

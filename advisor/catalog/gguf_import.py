@@ -454,6 +454,7 @@ def import_gguf(path: Path | str) -> ImportedModel:
             and fields["head_dim"]:
         # only the attention layers' cache grows with context
         fields["kv_bytes_per_token_override"] = attention_kv_bytes(attending, fields["kv_heads"], fields["head_dim"])
+        fields["attention_layers"] = attending
         d_state, d_inner = key("ssm.state_size"), key("ssm.inner_size")
         state = (recurrent_state_bytes(layers - nextn - attending, d_state, d_inner, key("ssm.group_count") or 1,
                                        key("ssm.conv_kernel") or 4) if d_state and d_inner else None)

@@ -277,6 +277,7 @@ def import_hf_config(path: Path | str, index_path: Path | str | None = None) -> 
     if attending is not None and attending < layers:
         # a hybrid: only the attention layers' cache grows with context, and no window applies to it
         fields["kv_bytes_per_token_override"] = attention_kv_bytes(attending, kv_heads, head_dim)
+        fields["attention_layers"] = attending
         state = _state_bytes(cfg, layers - attending)
         if state is not None:
             fields["state_bytes_per_sequence"] = state

@@ -374,59 +374,59 @@ FLAT = Calibration(
 # --- FITTED: begin (written by benchmarks/validate.py --write; edit there, not here) ---------------
 FITTED_TERMS: dict[tuple[HardwareClass, Engine], ClassTerms] = {
     (D, L): ClassTerms(
-        DecodeTerms(eta=0.835, token_ms=1.57, kv_factor=0.887,
-                    dequant_flop=3.74, stream_ms=0.0,
-                    band=(0.813, 1.154)),
-        PrefillTerms(eta=0.875, quant_factor=0.785, attn_factor=0.238, moe_factor=0.415),
-        fitted=True, rows=141),
+        DecodeTerms(eta=0.845, token_ms=1.68, kv_factor=0.996,
+                    dequant_flop=3.68, stream_ms=0.0,
+                    band=(0.83, 1.159)),
+        PrefillTerms(eta=0.877, quant_factor=0.773, attn_factor=0.438, moe_factor=0.316),
+        fitted=True, rows=153),
     (U, L): ClassTerms(
-        DecodeTerms(eta=0.866, token_ms=2.78, kv_factor=1.35,
-                    dequant_flop=4.3, stream_ms=0.609,
-                    band=(0.818, 1.187)),
-        PrefillTerms(eta=0.477, quant_factor=0.816, attn_factor=1.18, moe_factor=0.415),
+        DecodeTerms(eta=0.865, token_ms=2.72, kv_factor=1.36,
+                    dequant_flop=4.45, stream_ms=0.614,
+                    band=(0.798, 1.179)),
+        PrefillTerms(eta=0.574, quant_factor=0.819, attn_factor=1.3, moe_factor=0.316),
         fitted=True, rows=121),
     (U, X): ClassTerms(
-        DecodeTerms(eta=0.98, token_ms=0.327, kv_factor=1.35,
-                    dequant_flop=4.3, stream_ms=0.609,
-                    band=(0.819, 1.174)),
+        DecodeTerms(eta=0.982, token_ms=0.298, kv_factor=1.36,
+                    dequant_flop=4.45, stream_ms=0.614,
+                    band=(0.833, 1.179)),
         PrefillTerms(eta=0.55, quant_factor=1.0, attn_factor=1.0, moe_factor=1.0),
         fitted=True, rows=10),
 }
 FITTED_HOST_ETA = 0.6
 FITTED_EXPERT_SPREAD = 0.728
-FITTED_UNFUSED_ATTN_ETA = 0.0157
-FITTED_MOE_TOKEN = 1.8
+FITTED_UNFUSED_ATTN_ETA = 0.0153
+FITTED_MOE_TOKEN = 1.91
 FITTED_ERA_TOKEN: dict[BuildEra, float] = {
-    BuildEra.BEFORE_2024_05: 1.61,
-    BuildEra.MAY_TO_DEC_2024: 1.58,
+    BuildEra.BEFORE_2024_05: 1.55,
+    BuildEra.MAY_TO_DEC_2024: 1.51,
 }
 FITTED_BACKENDS: dict[Backend, BackendTerms] = {
-    Backend.METAL: BackendTerms(decode=0.983, prefill=1.55, rows=91),
-    Backend.ROCM: BackendTerms(decode=0.878, prefill=0.89, rows=20),
+    Backend.METAL: BackendTerms(decode=0.982, prefill=1.29, rows=91),
+    Backend.ROCM: BackendTerms(decode=0.88, prefill=0.918, rows=20),
     Backend.SYCL: BackendTerms(decode=1.01, prefill=1.0, rows=3),
-    Backend.VULKAN: BackendTerms(decode=0.949, prefill=0.631, rows=93),
+    Backend.VULKAN: BackendTerms(decode=0.953, prefill=0.611, rows=93),
 }
 FITTED_MACHINES: dict[str, MachineTerms] = {
-    "AMD Radeon RX 7900 XT @ 800 GB/s": MachineTerms(decode=0.998, rows=19),
+    "AMD Radeon RX 7900 XT @ 800 GB/s": MachineTerms(decode=1.0, rows=19),
     "AMD Radeon RX 7900 XTX @ 960 GB/s": MachineTerms(decode=0.99, rows=1),
     "AMD Radeon RX 9070 XT @ 640 GB/s": MachineTerms(decode=1.07, rows=3),
     "AMD Ryzen AI Max+ 395 (Strix Halo) @ 256 GB/s": MachineTerms(decode=0.992, rows=24),
-    "Apple M1 Max (32-core GPU) @ 400 GB/s": MachineTerms(decode=0.956, rows=8),
+    "Apple M1 Max (32-core GPU) @ 400 GB/s": MachineTerms(decode=0.955, rows=8),
     "Apple M1 Pro (16-core GPU) @ 200 GB/s": MachineTerms(decode=1.02, rows=2),
-    "Apple M1 Ultra (64-core GPU) @ 800 GB/s": MachineTerms(decode=0.999, rows=1),
+    "Apple M1 Ultra (64-core GPU) @ 800 GB/s": MachineTerms(decode=0.998, rows=1),
     "Apple M2 Ultra (76-core GPU) @ 800 GB/s": MachineTerms(decode=1.01, rows=12),
     "Apple M3 Max (40-core GPU) @ 400 GB/s": MachineTerms(decode=1.04, rows=8),
     "Apple M3 Ultra (80-core GPU) @ 819 GB/s": MachineTerms(decode=1.0, rows=1),
     "Apple M4 Max (40-core GPU) @ 546 GB/s": MachineTerms(decode=1.0, rows=4),
     "Apple M4 Pro (20-core GPU) @ 273 GB/s": MachineTerms(decode=1.0, rows=7),
-    "Intel Arc A770 @ 560 GB/s": MachineTerms(decode=0.565, rows=9),
+    "Intel Arc A770 @ 560 GB/s": MachineTerms(decode=0.562, rows=9),
     "Intel Arc B580 @ 456 GB/s": MachineTerms(decode=0.972, rows=1),
     "NVIDIA DGX Spark (GB10) @ 273 GB/s": MachineTerms(decode=1.03, rows=45),
     "NVIDIA GeForce RTX 3060 @ 360 GB/s": MachineTerms(decode=1.01, rows=1),
     "NVIDIA GeForce RTX 3080 @ 760 GB/s": MachineTerms(decode=1.05, rows=4),
-    "NVIDIA GeForce RTX 3090 @ 936 GB/s": MachineTerms(decode=0.983, rows=28),
-    "NVIDIA GeForce RTX 4090 @ 1008 GB/s": MachineTerms(decode=1.0, rows=38),
-    "NVIDIA GeForce RTX 5090 @ 1792 GB/s": MachineTerms(decode=0.992, rows=5),
+    "NVIDIA GeForce RTX 3090 @ 936 GB/s": MachineTerms(decode=0.979, rows=28),
+    "NVIDIA GeForce RTX 4090 @ 1008 GB/s": MachineTerms(decode=1.0, rows=50),
+    "NVIDIA GeForce RTX 5090 @ 1792 GB/s": MachineTerms(decode=0.998, rows=5),
     "NVIDIA RTX PRO 6000 Blackwell Workstation Edition @ 1792 GB/s": MachineTerms(decode=1.03, rows=5),
 }
 FITTED_GENERATIONS: dict[str, MachineTerms] = {
@@ -434,19 +434,19 @@ FITTED_GENERATIONS: dict[str, MachineTerms] = {
     "AMD RDNA 3": MachineTerms(decode=1.0, rows=46),
     "AMD RDNA 4": MachineTerms(decode=1.07, rows=3),
     "Apple M1": MachineTerms(decode=0.957, rows=13),
-    "Apple M2": MachineTerms(decode=0.98, rows=28),
+    "Apple M2": MachineTerms(decode=0.979, rows=28),
     "Apple M3": MachineTerms(decode=1.06, rows=10),
-    "Apple M4": MachineTerms(decode=1.0, rows=11),
-    "Intel Alchemist": MachineTerms(decode=0.565, rows=9),
+    "Apple M4": MachineTerms(decode=1.01, rows=11),
+    "Intel Alchemist": MachineTerms(decode=0.562, rows=9),
     "Intel Battlemage": MachineTerms(decode=0.972, rows=1),
-    "NVIDIA Ada": MachineTerms(decode=1.07, rows=42),
+    "NVIDIA Ada": MachineTerms(decode=1.06, rows=54),
     "NVIDIA Ampere": MachineTerms(decode=1.03, rows=37),
     "NVIDIA Blackwell": MachineTerms(decode=1.05, rows=55),
     "NVIDIA Pascal": MachineTerms(decode=1.0, rows=2),
     "NVIDIA Turing": MachineTerms(decode=0.983, rows=14),
 }
 FITTED_NOTES: tuple[str, ...] = (
-    "fitted on 275 decode + 176 prefill rows, the training part of the 638 usable measurements "
+    "fitted on 287 decode + 188 prefill rows, the training part of the 670 usable measurements "
     "(47 rows marked excluded in the file are left out)",
     "backend factors: CUDA is the reference (1.0); the others are pulled toward 1 as if by 4 "
     "extra rows at 1.0",

@@ -202,7 +202,9 @@ def model_terms(model: ModelArch, kv_cache: KVPrecision) -> dict[str, float]:
         kv_full=kv.full_bytes_per_token,
         kv_window=kv.window_bytes_per_token,
         window=kv.window,
-        attn_flops_full=per_layer * ((model.layers or 0) - sliding),
+        # a hybrid's linear-attention or state-space layers do no attention over the context
+        attn_flops_full=per_layer * ((model.attention_layers if model.attention_layers is not None
+                                      else model.layers or 0) - sliding),
         attn_flops_window=per_layer * sliding,
     )
 

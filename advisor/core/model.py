@@ -39,6 +39,10 @@ class ModelArch(Frozen):
     rope_dim: int | None = Field(None, ge=0, le=100_000, title="MLA rope dim")
     experts: int | None = Field(None, ge=1, le=100_000, title="Experts")
     experts_active: int | None = Field(None, ge=1, le=100_000, title="Active experts")
+    attention_layers: int | None = Field(
+        None, ge=0, le=1000, title="Attention layers",
+        description="Hybrid models: how many layers attend over the context (the rest are linear-attention or "
+                    "state-space layers); empty: every layer")
     tied_embeddings: bool | None = Field(
         None, title="Tied embeddings",
         description="The output head shares the input embedding table. No: the input table (vocabulary × "
@@ -62,6 +66,8 @@ class ModelArch(Frozen):
                 raise ValueError("sliding_layers cannot exceed layers")
         if self.attention == "mla" and self.kv_lora_rank is None:
             raise ValueError("mla attention needs kv_lora_rank")
+        if self.layers is not None and self.attention_layers is not None and self.attention_layers > self.layers:
+            raise ValueError("attention_layers cannot exceed layers")
         if self.experts is not None and self.experts_active is not None and self.experts_active > self.experts:
             raise ValueError("experts_active cannot exceed experts")
         return self

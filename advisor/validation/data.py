@@ -82,6 +82,15 @@ MODEL_ALIASES: dict[str, str] = {
     "Mistral 7B Instruct v0.2": "mistral-7b-v0.3",
     # Mistral Small 3 / 3.1 / 3.2 24B share the text architecture.
     "Mistral-Small-24B (dense; exact release not stated)": "mistral-small-3.1-24b",
+    # Qwen3.5-35B-A3B and Qwen3.6-35B-A3B share the architecture and model_type (llama.cpp: qwen35moe), a
+    # hybrid whose Gated DeltaNet layers keep a fixed state instead of a KV cache (session 9).
+    "Qwen3.5-35B-A3B (Qwen3.5-35B-A3B-Q8_0; qwen35moe 35B.A3B Q8_0)": "qwen3.6-35b-a3b",
+    "Qwen3.5-35B-A3B (Unsloth UD-Q3_K_XL GGUF; printed as qwen35moe 35B.A3B Q3_K - Medium)": "qwen3.6-35b-a3b",
+    "Qwen3.5-35B-A3B (Unsloth UD-Q4_K_XL GGUF; printed as qwen35moe 35B.A3B Q4_K - Medium)": "qwen3.6-35b-a3b",
+    "Qwen3.6-35B-A3B (Qwen3.6-35B-A3B-UD-Q4_K_M.gguf; qwen35moe 35B.A3B Q4_K - Medium)": "qwen3.6-35b-a3b",
+    "Qwen3.6-35B-A3B (Unsloth UD-Q3_K_XL GGUF; printed as qwen35moe 35B.A3B Q3_K - Medium)": "qwen3.6-35b-a3b",
+    "Qwen3.6-35B-A3B (Unsloth UD-Q4_K_XL GGUF; printed as qwen35moe 35B.A3B Q4_K - Medium)": "qwen3.6-35b-a3b",
+    "Qwen3-Coder-Next 80B-A3B": "qwen3-coder-next",
 }
 
 # Weight formats without a catalog id, recognised in the notes. MLX affine quantization stores one f16

@@ -146,3 +146,10 @@ def test_inspect_moe_gguf_gives_both_precisions(tmp_path: Path, capsys: pytest.C
     code, out, _ = run(capsys, "inspect", str(w.path), "--json")
     data = json.loads(out)
     assert data["expert_bits_per_weight"] < data["bits_per_weight"] < data["dense_bits_per_weight"]
+
+
+def test_hybrids_say_how_many_layers_attend(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "catalog", "models", "--search", "qwen3.6")
+    assert code == 0 and "qwen3.6-35b-a3b" in out and "hybrid (10 attend)" in out
+    code, out, _ = run(capsys, "catalog", "models", "--search", "llama 3.1 8b")
+    assert code == 0 and "hybrid" not in out and out.splitlines()[2].rstrip().endswith("full")

@@ -390,7 +390,7 @@ def test_hybrid_files_cache_only_their_attention_layers(tmp_path: Path) -> None:
     w = write_gguf(tmp_path / "h.gguf", arch="nemotron_h", layers=4, kv_heads=[0, 2, 0, 0], with_data=False)
     e = import_gguf(w.path).entry
     assert e.kv_bytes_per_token_override == 2 * 1 * 2 * 64 * 2  # one attention layer, 2 KV heads × 64
-    assert "hybrid: 1 of 4 layers keep a KV cache" in e.notes
+    assert "hybrid: 1 of 4 layers keep a KV cache" in e.notes and e.attention_layers == 1
     # Qwen3.5/3.6: every full_attention_interval-th layer attends (llama.cpp's default 4 when unstated)
     q = write_gguf(tmp_path / "q.gguf", arch="qwen35moe", layers=8, experts=4, used=2, with_data=False)
     assert import_gguf(q.path).entry.kv_bytes_per_token_override == 2 * 2 * 2 * 64 * 2

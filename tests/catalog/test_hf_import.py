@@ -188,7 +188,7 @@ def test_hybrid_linear_attention_counts_only_the_attention_layers_cache(tmp_path
     # 10 attention layers × K and V × 2 KV heads × 256 × 2 bytes, not all 40 layers' 81,920
     assert e.kv_bytes_per_token_override == 2 * 10 * 2 * 256 * 2 == 20_480
     assert e.attention == "full" and e.sliding_window is None
-    assert "hybrid: 10 of 40 layers keep a KV cache" in e.notes
+    assert "hybrid: 10 of 40 layers keep a KV cache" in e.notes and e.attention_layers == 10
     # the 30 Gated DeltaNet layers' f32 state: 128 × 4,096 plus 3 × (4,096 + 2 × 16 × 128) conv inputs each
     assert e.state_bytes_per_sequence == 4 * 30 * (128 * 4096 + 3 * (4096 + 2 * 16 * 128)) == 65_863_680
     assert "65.9 MB of state per sequence" in e.notes
@@ -200,10 +200,11 @@ def test_hybrid_linear_attention_counts_only_the_attention_layers_cache(tmp_path
     nemotron = {**LLAMA_31_8B, "model_type": "nemotron_h", "hybrid_override_pattern": "M*MM" * 8,
                 "mamba_num_heads": 64, "mamba_head_dim": 64, "ssm_state_size": 128, "n_groups": 8, "conv_kernel": 4}
     nemo = import_hf_config(_write(tmp_path / "nemo", nemotron)).entry
-    assert nemo.kv_bytes_per_token_override == 2 * 8 * 8 * 128 * 2
+    assert nemo.kv_bytes_per_token_override == 2 * 8 * 8 * 128 * 2 and nemo.attention_layers == 8
     assert nemo.state_bytes_per_sequence == 4 * 24 * (128 * 4096 + 3 * (4096 + 2 * 8 * 128))
     # and a model whose every layer attends keeps the cache its shape gives
-    assert import_hf_config(_write(tmp_path / "llama", LLAMA_31_8B)).entry.kv_bytes_per_token_override is None
+    llama = import_hf_config(_write(tmp_path / "llama", LLAMA_31_8B)).entry
+    assert llama.kv_bytes_per_token_override is None and llama.attention_layers is None
 
 
 def test_hybrid_cache_is_what_the_estimate_holds(tmp_path: Path) -> None:

@@ -23,10 +23,10 @@ def test_build_era_of_a_month() -> None:
 
 
 def test_committed_era_factors() -> None:
-    # fitted on the training rows: builds before May 2024 paid 1.61 times a current build's t₀, the
-    # May-Dec 2024 builds (most of the May 2024 table) 1.58 times; the current era is the reference
-    assert CALIBRATION.era_token == {BuildEra.BEFORE_2024_05: 1.61, BuildEra.MAY_TO_DEC_2024: 1.58}
-    assert CALIBRATION.token_factor(Engine.LLAMA_CPP, BuildEra.BEFORE_2024_05) == 1.61
+    # fitted on the training rows: builds before May 2024 paid 1.55 times a current build's t₀, the
+    # May-Dec 2024 builds (most of the May 2024 table) 1.51 times; the current era is the reference
+    assert CALIBRATION.era_token == {BuildEra.BEFORE_2024_05: 1.55, BuildEra.MAY_TO_DEC_2024: 1.51}
+    assert CALIBRATION.token_factor(Engine.LLAMA_CPP, BuildEra.BEFORE_2024_05) == 1.55
     assert CALIBRATION.token_factor(Engine.LLAMA_CPP, BuildEra.FROM_2025) == 1.0
     assert CALIBRATION.token_factor(Engine.LLAMA_CPP, None) == 1.0  # undated: counted as current
     assert CALIBRATION.token_factor(Engine.MLX, BuildEra.BEFORE_2024_05) == 1.0  # llama.cpp builds only
@@ -40,7 +40,7 @@ def test_app_predicts_a_current_build_and_validation_the_rows_own() -> None:
     t0 = CALIBRATION.get(may.hw_class, may.engine).decode.token_ms
     # the app's inputs carry the current era's t₀ ...
     assert float(build_inputs(may.scenario).token_time) * 1000 == pytest.approx(t0 / may.scenario.hardware.speedup)
-    # ... the validation gives the May 2024 row 1.58 × t₀, so it predicts the row slower than the app would
-    assert float(era_factors([may])[0]) == 1.58
+    # ... the validation gives the May 2024 row 1.51 × t₀, so it predicts the row slower than the app would
+    assert float(era_factors([may])[0]) == 1.51
     app = float(predict([may], CALIBRATION, token_time=build_inputs(may.scenario).token_time)[0])
     assert float(predict([may])[0]) < app

@@ -45,3 +45,22 @@ def test_the_arithmetic_names_the_state() -> None:
     assert "read and rewritten every token" in kv
     plain = evaluate(s.model_copy(update={"model": STATELESS})).steps
     assert "recurrent state" not in next(st.text for st in plain if st.label == "KV cache")
+
+
+def test_only_the_attending_layers_do_attention_work() -> None:
+    """Qwen3.6-35B-A3B: 10 of its 40 layers attend over the context; the Gated DeltaNet layers' work does
+    not grow with it, so the attention FLOP (prefill, and decode without flash attention) are a quarter
+    of what all 40 layers would do."""
+    from advisor.catalog.convert import to_model
+    from advisor.catalog.loader import shipped_catalog
+    from advisor.core.inputs import model_terms
+    from advisor.core.quant import KVPrecision
+
+    q36 = to_model(shipped_catalog().models["qwen3.6-35b-a3b"])
+    assert (q36.attention_layers, q36.layers) == (10, 40)
+    terms = model_terms(q36, KVPrecision.F16)
+    assert terms["attn_flops_full"] == 4.0 * 16 * 256 * 10  # QKᵀ and AV, 16 query heads of 256, 10 layers
+    every = model_terms(q36.model_copy(update={"attention_layers": None}), KVPrecision.F16)
+    assert every["attn_flops_full"] == 4 * terms["attn_flops_full"]
+    with pytest.raises(ValueError, match="attention_layers cannot exceed layers"):
+        q36.model_validate({**q36.model_dump(), "attention_layers": 41})

@@ -29,7 +29,7 @@ def test_committed_value() -> None:
     # fitted on the training rows run without flash attention (May 2024 llama-bench and older builds):
     # attention as separate kernels realizes about 1.8 % of the FP16 peak (1.6 % before the build-era
     # factors on t₀ took the older builds' extra fixed time off it)
-    assert CALIBRATION.unfused_attn_eta == pytest.approx(0.0157)
+    assert CALIBRATION.unfused_attn_eta == pytest.approx(0.0153)
     assert FLAT.unfused_attn_eta == 0.0  # the flat-η baseline has no such term
 
 
@@ -50,7 +50,7 @@ def test_step_grows_by_attention_flop_over_eta_a() -> None:
     assert float(out_off.t_attn) == pytest.approx(want) and float(out_on.t_attn) == 0.0
     assert 1 / float(out_off.decode) - 1 / float(out_on.decode) == pytest.approx(want)
     # about 2.1 GFLOP at 4096 tokens → 0.84 ms on this card: decode at 4096 tokens drops several percent
-    assert want * 1e3 == pytest.approx(0.829, rel=0.01)
+    assert want * 1e3 == pytest.approx(0.851, rel=0.01)
     # it grows with context; at an empty cache there is nothing to attend to
     assert float(solve(build_inputs(_scenario(False, context=0))).t_attn) == 0.0
 

@@ -38,6 +38,8 @@ def describe(m: ModelArch) -> str:
             attn = "full attention"
         if m.kv_bytes_per_token_override is not None:  # a hybrid's attention layers, or a figure typed in
             attn = f"KV cache {m.kv_bytes_per_token_override:,.0f} bytes/token at 16 bits, as given"
+        if m.attention_layers is not None:
+            attn = f"{m.attention_layers} of {m.layers} layers attend · " + attn
         if m.state_bytes_per_sequence:
             attn += f" + {m.state_bytes_per_sequence / 1e6:.1f} MB recurrent state per sequence"
         shape = (f"{m.layers} layers · hidden {m.hidden or '?'} · {m.heads or '?'} heads / {m.kv_heads or '?'} KV "

@@ -29,13 +29,19 @@ def _f(x: float | np.ndarray) -> float:
     return float(np.asarray(x).reshape(-1)[0])
 
 
+def weights_read_batch1(inp: Inputs) -> float:
+    """Weight bytes one token reads at batch 1: the dense part less an untied input table, plus the
+    active share of the experts."""
+    return _f(inp.dense_bytes) - _f(inp.unread_bytes) + _f(inp.expert_bytes) * _f(inp.expert_share)
+
+
 def crossover_batch(inp: Inputs) -> float | None:
     """Batch where the step's arithmetic time overtakes its memory time, at η = 1.
 
     Memory per step = W + B·kv bytes; compute = B·(2N + attention) FLOP, so
     B* = (W / BW) / ((2N + a) / F − kv / BW). At 16 bits with no KV this is F / BW (~295 on an H100).
     MoE routing spread is ignored here: W is the batch-1 active read."""
-    weights = _f(inp.dense_bytes) - _f(inp.unread_bytes) + _f(inp.expert_bytes) * _f(inp.expert_share)
+    weights = weights_read_batch1(inp)
     kv = (_f(inp.kv_full) * _f(inp.context) + _f(inp.kv_window) * min(_f(inp.context), _f(inp.window))
           + 2 * _f(inp.state_bytes))  # a hybrid's recurrent state: read and rewritten every step
     flop_time = (2 * _f(inp.active_params) + _f(attention_flops(inp, inp.context))) / _f(inp.flops)
@@ -204,7 +210,7 @@ def _result(s: Scenario, inp: Inputs, out: Outputs, explain: bool = True) -> Res
     eta = decode_eta(s)
     runs = bool(_f(out.runs))
     weights = _f(inp.dense_bytes) + _f(inp.expert_bytes)
-    weights_read = _f(inp.dense_bytes) - _f(inp.unread_bytes) + _f(inp.expert_bytes) * _f(inp.expert_share)
+    weights_read = weights_read_batch1(inp)
     draft = _f(inp.draft_bytes)
     kv = _f(out.kv_hold)
     overhead = w.overhead_gb * GB

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from advisor.catalog.loader import Catalog
-from advisor.errors import CliError
+from advisor.cli.errors import CliError
 
 
 def cmd_validate(args: argparse.Namespace, catalog: Catalog) -> int:

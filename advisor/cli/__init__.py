@@ -29,7 +29,7 @@ from advisor.core.published import Published, PublishedView, Setup, published_vi
 from advisor.core.recommend import recommend
 from advisor.core.result import Result
 from advisor.core.scenario import Scenario
-from advisor.errors import CliError
+from advisor.cli.errors import CliError
 from advisor.measure.entry import apply_measured
 from advisor.paths import user_catalog_dir
 
@@ -443,18 +443,18 @@ def extra_commands() -> list[Callable[[Any], None]]:
     """Subcommands other modules add (catalog listing and import, plotting)."""
     hooks: list[Callable[[Any], None]] = []
     try:
-        from advisor.catalog.commands import add_commands
+        from advisor.cli.catalog import add_commands
         hooks.append(add_commands)
     except ImportError:
         pass
-    from advisor.validation.commands import add_commands as add_validation
+    from advisor.cli.validate import add_commands as add_validation
     hooks.append(add_validation)
-    from advisor.measure.commands import add_commands as add_measure_commands
+    from advisor.cli.measure import add_commands as add_measure_commands
     hooks.append(add_measure_commands)
-    from advisor.ui.plot_command import add_commands as add_plot_command  # Qt loads only when it runs
+    from advisor.cli.plot import add_commands as add_plot_command  # Qt loads only when it runs
 
     hooks.append(add_plot_command)
-    from advisor.compare_commands import add_commands as add_buying_commands
+    from advisor.cli.buying import add_commands as add_buying_commands
     hooks.append(add_buying_commands)
     return hooks
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from advisor.catalog.loader import Catalog
-from advisor.errors import CliError
+from advisor.cli.errors import CliError
 
 
 def add_commands(sub: Any) -> None:

@@ -26,7 +26,7 @@ from advisor.catalog.schema import ModelEntry, QuantEntry
 from advisor.catalog.search import search
 from advisor.catalog.user_store import UserStoreError, save_entry, saved_ids
 from advisor.core.fmt import num
-from advisor.errors import CliError
+from advisor.cli.errors import CliError
 from advisor.paths import user_catalog_dir
 
 Imported = ImportedModel | ImportedConfig

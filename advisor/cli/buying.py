@@ -19,7 +19,19 @@ from pydantic import ValidationError
 from advisor.catalog.convert import to_model
 from advisor.catalog.loader import Catalog
 from advisor.catalog.longtail import find_hardware
-from advisor.cli import FLAGS, CliError, _number, add_scenario_flags, quant_pool, scenario_from_args, validation_message
+from advisor.cli.args import (
+    FLAGS,
+    add_scenario_flags,
+    dest,
+    flag_type,
+    non_negative_float,
+    positive_float,
+    positive_int,
+    quant_pool,
+    scenario_from_args,
+    validation_message,
+)
+from advisor.cli.errors import CliError
 from advisor.core.compare import (
     KIND_TEXT,
     MAX_MACHINES,
@@ -67,38 +79,13 @@ def _preset_arg(text: str) -> str:
     raise argparse.ArgumentTypeError(f"unknown preset {text!r}; choose from {', '.join(PRESET_KEYS)}")
 
 
-def _positive(text: str) -> float:
-    value = _number(float)(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be above zero")
-    return float(value)
-
-
-def _non_negative(text: str) -> float:
-    value = _number(float)(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} cannot be negative")
-    return float(value)
-
-
-def _count(text: str) -> int:
-    value = _number(int)(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be 1 or more")
-    return int(value)
-
-
-def _dest(flag: str) -> str:
-    return flag[2:].replace("-", "_")
-
-
 # --- building inputs ---------------------------------------------------------------------------
 
 def _with_preset(s: Scenario, args: argparse.Namespace) -> Scenario:
     """Apply --preset under any workload flags given explicitly."""
     if not getattr(args, "preset", None):
         return s
-    explicit = {f.field for f in FLAGS if f.section == "workload" and getattr(args, _dest(f.name), None) is not None}
+    explicit = {f.field for f in FLAGS if f.section == "workload" and getattr(args, dest(f.name), None) is not None}
     changes = {k: v for k, v in preset_changes(args.preset, s.model.max_context).items() if k not in explicit}
     try:
         return s.model_copy(update={"workload": Workload.model_validate({**s.workload.model_dump(), **changes})})
@@ -112,7 +99,7 @@ def _base_scenario(args: argparse.Namespace, catalog: Catalog) -> Scenario:
     ns.hardware = None
     for f in FLAGS:
         if f.section == "hardware":
-            setattr(ns, _dest(f.name), None)
+            setattr(ns, dest(f.name), None)
     return _with_preset(scenario_from_args(ns, catalog), args)
 
 
@@ -144,7 +131,7 @@ def parse_machine(spec: str, catalog: Catalog) -> Machine:
 def _shared_overrides(args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for f in FLAGS:
-        value = getattr(args, _dest(f.name), None)
+        value = getattr(args, dest(f.name), None)
         if f.section != "hardware" or value is None:
             continue
         if f.field not in SHARED_HARDWARE:
@@ -173,7 +160,7 @@ def _pools(catalog: Catalog, which: str = "gguf") -> tuple[list[tuple[str, Any]]
 
 def current_machine(s: Scenario, args: argparse.Namespace, catalog: Catalog) -> Machine | None:
     """The user's machine for upgrades: --hardware plus any raw hardware flags, priced from the catalog."""
-    raw = any(getattr(args, _dest(f.name), None) is not None for f in FLAGS if f.section == "hardware")
+    raw = any(getattr(args, dest(f.name), None) is not None for f in FLAGS if f.section == "hardware")
     if args.hardware is None and not raw:
         return None
     hw = s.hardware
@@ -352,8 +339,8 @@ def cmd_what_would_it_take(args: argparse.Namespace, catalog: Catalog) -> int:
 
 
 def _workload_scenario(args: argparse.Namespace) -> Scenario:
-    data = {f.field: getattr(args, _dest(f.name)) for f in FLAGS
-            if f.section == "workload" and getattr(args, _dest(f.name), None) is not None}
+    data = {f.field: getattr(args, dest(f.name)) for f in FLAGS
+            if f.section == "workload" and getattr(args, dest(f.name), None) is not None}
     try:
         return Scenario(workload=Workload.model_validate(data))
     except ValidationError as err:
@@ -372,7 +359,7 @@ def _buying_flags(p: argparse.ArgumentParser) -> None:
 def _catalog_machine_flags(p: argparse.ArgumentParser) -> None:
     """For the commands that rank the whole catalog's machines."""
     p.add_argument("--no-sets", action="store_true", help="leave out 2× and 4× multi-GPU sets")
-    p.add_argument("--pc-price", type=_non_negative, default=0.0, metavar="USD",
+    p.add_argument("--pc-price", type=non_negative_float, default=0.0, metavar="USD",
                    help="add the PC around discrete GPUs (catalog GPU prices are the card alone)")
 
 
@@ -386,15 +373,14 @@ def add_commands(sub: Any) -> None:
     cmp.set_defaults(run=cmd_compare)
 
     bud = sub.add_parser("budget", help="rank the catalog (and 2×/4× GPU sets) under a price")
-    bud.add_argument("--max-price", type=_positive, required=True, metavar="USD", help="price cap, US dollars")
+    bud.add_argument("--max-price", type=positive_float, required=True, metavar="USD", help="price cap, US dollars")
     g = bud.add_argument_group("workload")
     for f in FLAGS:
         if f.section == "workload":
-            g.add_argument(f.name, type=_number(f.type) if f.type in (int, float) else f.type, help=f.help,
-                           dest=_dest(f.name))
+            g.add_argument(f.name, type=flag_type(f), help=f.help, dest=dest(f.name))
     bud.add_argument("--quants", choices=("gguf", "gpu", "all"), default="gguf", help="which quant formats to consider")
     _catalog_machine_flags(bud)
-    bud.add_argument("--top", type=_count, default=15, help="how many to list")
+    bud.add_argument("--top", type=positive_int, default=15, help="how many to list")
     _buying_flags(bud)
     bud.set_defaults(run=cmd_budget)
 
@@ -403,9 +389,9 @@ def add_commands(sub: Any) -> None:
     add_scenario_flags(wwit)
     wwit.add_argument("--hardware", metavar="ID", help="your current machine (hardware id; raw hardware flags such as "
                                                        "--gpus or --host-bandwidth describe it further), for upgrades")
-    wwit.add_argument("--tok-s", type=_positive, required=True, help="target decode speed per stream, tok/s")
-    wwit.add_argument("--ttft", type=_positive, help="target time to first token, seconds")
+    wwit.add_argument("--tok-s", type=positive_float, required=True, help="target decode speed per stream, tok/s")
+    wwit.add_argument("--ttft", type=positive_float, help="target time to first token, seconds")
     _catalog_machine_flags(wwit)
-    wwit.add_argument("--top", type=_count, default=8, help="how many machines to list")
+    wwit.add_argument("--top", type=positive_int, default=8, help="how many machines to list")
     _buying_flags(wwit)
     wwit.set_defaults(run=cmd_what_would_it_take)

@@ -4,8 +4,7 @@
     advisor inspect ~/models/Qwen3-8B-Q4_K_M.gguf
     advisor catalog add ~/hf/Qwen3-8B/config.json --id qwen3-8b-mine
 
-Every failure becomes advisor.cli.CliError (one line, exit 2). It is imported inside the functions:
-advisor.cli imports this module while it is itself being imported."""
+Every failure becomes a CliError (one line, exit 2)."""
 
 from __future__ import annotations
 
@@ -25,12 +24,11 @@ from advisor.catalog.longtail import is_longtail, load_longtail, longtail_entrie
 from advisor.catalog.schema import ModelEntry, QuantEntry
 from advisor.catalog.search import search
 from advisor.catalog.user_store import UserStoreError, save_entry, saved_ids
-from advisor.core.fmt import num
 from advisor.cli.errors import CliError
+from advisor.core.fmt import num
 from advisor.paths import user_catalog_dir
 
 Imported = ImportedModel | ImportedConfig
-
 
 
 # --- listing ----------------------------------------------------------------------------------------
@@ -269,7 +267,6 @@ def cmd_add(args: argparse.Namespace, catalog: Catalog) -> int:
 
 
 def add_commands(sub: Any) -> None:
-    """Called by advisor.cli.build_parser with its subparsers."""
     cat = sub.add_parser("catalog", help="list catalog entries, or add a model from a GGUF file or config.json")
     csub = cat.add_subparsers(dest="catalog_command", required=True, metavar="{hardware,models,quants,add}")
     for kind, what in (("hardware", "machines"), ("models", "models"), ("quants", "weight formats")):

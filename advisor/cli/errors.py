@@ -1,6 +1,4 @@
-"""Errors the command line reports as one line (exit 2), shared by every subcommand module.
-
-Kept apart from advisor.cli so that subcommand modules can import it at the top without a cycle."""
+"""The one error type of the command line: main() prints it as one line and exits 2."""
 
 from __future__ import annotations
 

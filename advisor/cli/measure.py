@@ -1,12 +1,12 @@
-"""Command line for measuring your own machine (registered through advisor.cli.extra_commands()):
+"""Measuring your own machine:
 
     python -m advisor.cli measure fit --hardware dgx-spark --model qwen2.5-coder-7b --quant q8_0 --bench out.md
     python -m advisor.cli measure fit ... --bench - --save --json     # stdin; keep it as dgx-spark-mine
     python -m advisor.cli measure bandwidth [--seconds 3] [--json]
     python -m advisor.cli detect [--json]
 
-Errors are advisor.cli.CliError (one line, exit 2), imported when a command runs (advisor.cli
-imports this module while it builds its parser)."""
+The fit, the bandwidth test and detection are imported when their command runs, so the other
+commands do not load them."""
 
 from __future__ import annotations
 
@@ -18,12 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from advisor.catalog.loader import Catalog
+from advisor.cli.args import add_scenario_flags, number, scenario_from_args
 from advisor.cli.errors import CliError
 
 
 def add_commands(sub: Any) -> None:
-    from advisor.cli import _number, add_scenario_flags
-
     m = sub.add_parser("measure", help="your own machine: fit η to llama-bench output, or test memory bandwidth")
     msub = m.add_subparsers(dest="measure_command", required=True, parser_class=type(m))
 
@@ -37,8 +36,8 @@ def add_commands(sub: Any) -> None:
     fit.set_defaults(run=cmd_fit)
 
     bw = msub.add_parser("bandwidth", help="host memory bandwidth with NumPy (one thread: a floor, not the peak)")
-    bw.add_argument("--seconds", type=_number(float), default=3.0, help="time budget, seconds (default 3)")
-    bw.add_argument("--size-mb", type=_number(int), default=None, help="array size in MiB (default 256)")
+    bw.add_argument("--seconds", type=number(float), default=3.0, help="time budget, seconds (default 3)")
+    bw.add_argument("--size-mb", type=number(int), default=None, help="array size in MiB (default 256)")
     bw.add_argument("--json", action="store_true")
     bw.set_defaults(run=cmd_bandwidth)
 
@@ -74,7 +73,6 @@ def _eta_json(f: Any) -> dict[str, Any] | None:
 
 
 def cmd_fit(args: argparse.Namespace, catalog: Catalog) -> int:
-    from advisor.cli import scenario_from_args
     from advisor.measure.fit import FitError, fit_eta, prediction_change
     from advisor.measure.llama_bench import BenchError, parse_llama_bench
 

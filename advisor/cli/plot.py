@@ -1,19 +1,23 @@
-"""`advisor.cli plot`: the window's slide PNG of one plot, with no window (offscreen Qt)."""
+"""`plot`: the window's slide PNG of one plot, with no window (offscreen Qt).
+
+    python -m advisor.cli plot --axis context --hardware rtx-4090 --model llama-3.1-8b --out context.png
+
+The drawing is advisor.ui.slide_png, imported when the command runs: Qt loads only for `plot`."""
 
 from __future__ import annotations
 
 import argparse
-import os
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from advisor.catalog.loader import Catalog
+from advisor.cli.args import add_scenario_flags, scenario_from_args
+from advisor.cli.errors import CliError
 from advisor.core.curves import AXES
+from advisor.session import Session
 
 
 def add_commands(sub: Any) -> None:
-    from advisor.cli import add_scenario_flags
-
     p = sub.add_parser("plot", help="one plot as a slide PNG (1920×1080 by default), no window")
     add_scenario_flags(p)
     p.add_argument("--axis", choices=AXES, required=True)
@@ -25,27 +29,18 @@ def add_commands(sub: Any) -> None:
     p.set_defaults(run=cmd_plot)
 
 
-def cmd_plot(args: argparse.Namespace, catalog: Any) -> int:
-    from advisor.cli import CliError, scenario_from_args
-    from advisor.session import Session
-
+def cmd_plot(args: argparse.Namespace, catalog: Catalog) -> int:
     if not (200 <= args.width <= 8000 and 200 <= args.height <= 8000):
         raise CliError("--width/--height: between 200 and 8000 pixels")
     scenario = scenario_from_args(args, catalog)
     session = Session(scenario=scenario, hardware_id=args.hardware, model_id=args.model, quant_id=args.quant)
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # slides in batches: no screen needed
-    from PySide6.QtWidgets import QApplication
+    from advisor.ui.export import ExportError
+    from advisor.ui.slide_png import write_plot_png
 
-    from advisor.ui import export
-    from advisor.ui.store import NO_POINTS, Store
-
-    _app = QApplication.instance() or QApplication(["advisor-plot"])
-    store = Store(catalog, session)
-    snap = replace(store.snapshot, published=NO_POINTS) if args.no_published else store.snapshot
-    image = export.plot_image(args.axis, snap, store.extras, size=(args.width, args.height))
     try:
-        export.save_png(image, args.out)
-    except export.ExportError as err:
+        write_plot_png(catalog, session, args.axis, args.out, (args.width, args.height),
+                       published=not args.no_published)
+    except ExportError as err:
         raise CliError(str(err)) from None
     print(f"wrote {args.out} ({args.width}×{args.height})")
     return 0

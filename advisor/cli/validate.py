@@ -1,7 +1,6 @@
 """`advisor validate [--json] [--refit]`: predictions against the published measurements.
 
-Registered through advisor.cli.extra_commands(). Errors become advisor.cli.CliError (one line,
-exit 2), looked up at call time because advisor.cli imports this module while loading."""
+The dataset and the fit are imported when the command runs, so the other commands do not load them."""
 
 from __future__ import annotations
 

@@ -1,0 +1,201 @@
+"""Argument handling every command shares: the raw-figure flags, number parsing, and turning the
+parsed flags into a validated Scenario (catalog picks first, raw figures over them)."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from advisor.catalog.convert import to_hardware, to_model, to_quant
+from advisor.catalog.loader import Catalog
+from advisor.catalog.longtail import find_hardware, is_longtail
+from advisor.cli.errors import CliError
+from advisor.core.fmt import num
+from advisor.core.scenario import Scenario
+from advisor.measure.entry import apply_measured
+
+
+@dataclass(frozen=True)
+class Flag:
+    name: str
+    section: str  # hardware | model | quant | workload | speculative
+    field: str
+    type: Callable[[str], Any]
+    help: str
+
+
+FLAGS: tuple[Flag, ...] = (
+    Flag("--bandwidth", "hardware", "bandwidth_gbps", float, "memory bandwidth per device, GB/s"),
+    Flag("--memory", "hardware", "memory_gb", float, "fast memory per device (VRAM or unified), GB"),
+    Flag("--host-memory", "hardware", "host_memory_gb", float, "system RAM beside the GPU, GB"),
+    Flag("--host-bandwidth", "hardware", "host_bandwidth_gbps", float, "system RAM bandwidth, GB/s"),
+    Flag("--host-link", "hardware", "host_link_gbps", float, "GPU-host link (PCIe) bandwidth, GB/s"),
+    Flag("--tflops", "hardware", "fp16_tflops", float, "peak dense FP16 compute per device, TFLOPS"),
+    Flag("--gpus", "hardware", "devices", int, "number of identical devices"),
+    Flag("--split", "hardware", "split", str, "how devices share the model: tensor or layer"),
+    Flag("--params", "model", "total_params_b", float, "total parameters, billions"),
+    Flag("--active-params", "model", "active_params_b", float, "parameters read per token (MoE), billions"),
+    Flag("--layers", "model", "layers", int, "transformer layers"),
+    Flag("--kv-heads", "model", "kv_heads", int, "KV heads (grouped-query attention)"),
+    Flag("--heads", "model", "heads", int, "attention heads"),
+    Flag("--head-dim", "model", "head_dim", int, "dimension of each head"),
+    Flag("--kv-bytes-per-token", "model", "kv_bytes_per_token_override", float,
+         "KV cache bytes per token at f16, instead of the shape"),
+    Flag("--max-context", "model", "max_context", int, "model's maximum context, tokens"),
+    Flag("--bits", "quant", "bits_per_weight", float, "average bits per weight"),
+    Flag("--dense-bits", "quant", "dense_bits_per_weight", float,
+         "MoE models: bits per weight outside the experts (MXFP4 files: 8.5; default: as --bits)"),
+    Flag("--context", "workload", "context", int, "tokens already in context during decode"),
+    Flag("--prompt", "workload", "prompt_tokens", int, "prompt tokens to prefill"),
+    Flag("--output", "workload", "output_tokens", int, "output tokens per response"),
+    Flag("--batch", "workload", "streams", int, "concurrent streams"),
+    Flag("--kv-cache", "workload", "kv_cache", str, "KV cache precision: f16, q8_0, q4_0, fp8"),
+    Flag("--efficiency", "workload", "efficiency", float, "η: share of bandwidth realized (default per class)"),
+    Flag("--compute-efficiency", "workload", "compute_efficiency", float, "η for prefill compute"),
+    Flag("--engine", "workload", "engine", str, "llama.cpp, vllm or mlx"),
+    Flag("--backend", "workload", "backend", str, "llama.cpp backend: cuda, rocm, vulkan, metal, sycl or cpu"),
+    Flag("--flash-attention", "workload", "flash_attention", str,
+         "llama.cpp flash attention: on (default) or off (slower decode at long context)"),
+    Flag("--gpu-layers", "workload", "gpu_layers", int, "force N layers on the GPU (llama.cpp -ngl)"),
+    Flag("--offload", "workload", "offload", str, "what leaves fast memory first: layers or experts"),
+    Flag("--n-cpu-moe", "workload", "cpu_moe_layers", int,
+         "keep the MoE experts of the first N layers in host RAM (llama.cpp --n-cpu-moe)"),
+    Flag("--prefill-rate", "workload", "prefill_rate", float, "measured prefill tok/s instead of the estimate"),
+    Flag("--overhead", "workload", "overhead_gb", float, "runtime memory besides weights and KV, GB"),
+    Flag("--threshold", "workload", "interactive_tok_s", float, "interactive threshold, tok/s"),
+    Flag("--draft-params", "speculative", "draft_params_b", float,
+         "speculative decoding: draft model size, billions (turns it on)"),
+    Flag("--draft-length", "speculative", "draft_length", int, "speculative decoding: tokens drafted per pass"),
+    Flag("--acceptance", "speculative", "acceptance", float, "speculative decoding: acceptance rate 0-0.99"),
+)
+FLAG_BY_FIELD = {(f.section, f.field): f.name for f in FLAGS}
+
+
+def dest(flag: str) -> str:
+    """The attribute argparse stores a long flag under: '--host-memory' -> 'host_memory'."""
+    return flag[2:].replace("-", "_")
+
+
+# --- numbers ----------------------------------------------------------------------------------
+
+def number(kind: Callable[[str], Any]) -> Callable[[str], Any]:
+    """int or float, refusing inf and nan (argparse's float() accepts both)."""
+    def parse(text: str) -> Any:
+        value = kind(text)
+        if isinstance(value, float) and not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+        return value
+
+    parse.__name__ = kind.__name__
+    return parse
+
+
+def positive_float(text: str) -> float:
+    value = number(float)(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be above zero")
+    return float(value)
+
+
+def non_negative_float(text: str) -> float:
+    value = number(float)(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} cannot be negative")
+    return float(value)
+
+
+def positive_int(text: str) -> int:
+    value = number(int)(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be 1 or more")
+    return int(value)
+
+
+def flag_type(f: Flag) -> Callable[[str], Any]:
+    return number(f.type) if f.type in (int, float) else f.type
+
+
+# --- the scenario -----------------------------------------------------------------------------
+
+def add_scenario_flags(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("catalog picks (ids from `catalog hardware|models|quants`)")
+    g.add_argument("--hardware", help="hardware id")
+    g.add_argument("--model", help="model id")
+    g.add_argument("--quant", help="quant id")
+    raw = p.add_argument_group("raw figures (override the picks, or stand alone)")
+    for f in FLAGS:
+        raw.add_argument(f.name, type=flag_type(f), help=f.help, dest=dest(f.name))
+
+
+def _pick(table: dict[str, Any] | Any, kind: str, key: str | None) -> Any:
+    if key is None:
+        return None
+    if key not in table:
+        close = [k for k in table if key.lower() in k][:5]
+        hint = f"; did you mean {', '.join(close)}?" if close else \
+            f"; see `catalog {kind}{' --search TEXT --all' if kind == 'hardware' else ''}`"
+        raise CliError(f"--{'model' if kind == 'models' else 'quant' if kind == 'quants' else kind}: "
+                       f"unknown id '{key}'{hint}")
+    return table[key]
+
+
+def scenario_from_args(args: argparse.Namespace, catalog: Catalog) -> Scenario:
+    base: dict[str, dict[str, Any]] = {"hardware": {}, "model": {}, "quant": {}, "workload": {}}
+    # a catalog id, else a long-tail one (db-..., the uncurated GPUs of `catalog hardware --search TEXT --all`)
+    hw = (find_hardware(catalog, args.hardware) if args.hardware else None) or \
+        _pick(catalog.hardware, "hardware", args.hardware)
+    if hw is not None and is_longtail(hw.id) and hw.id not in catalog.hardware:
+        print(f"note: {hw.id}: {hw.notes}", file=sys.stderr)
+    if hw is not None:
+        base["hardware"] = to_hardware(hw).model_dump()
+        # The user's own measured η (an entry saved by `measure fit --save`) applies; flags still override.
+        base["workload"].update(apply_measured({}, None, hw))
+    m = _pick(catalog.models, "models", args.model)
+    if m is not None:
+        base["model"] = to_model(m).model_dump()
+    q = _pick(catalog.quants, "quants", args.quant)
+    if q is not None:
+        base["quant"] = to_quant(q).model_dump()
+    spec: dict[str, Any] = {}
+    for f in FLAGS:
+        value = getattr(args, dest(f.name))
+        if value is None:
+            continue
+        if f.section == "speculative":
+            spec[f.field] = value
+        else:
+            base[f.section][f.field] = value
+    if spec:
+        spec.setdefault("enabled", True)
+        base["workload"]["speculative"] = spec
+    if args.params is not None and args.model is None:
+        base["model"].setdefault("name", f"{num(args.params)}B model")
+    try:
+        return Scenario.model_validate(base)
+    except ValidationError as err:
+        raise CliError(validation_message(err)) from None
+
+
+def validation_message(err: ValidationError) -> str:
+    """The first validation error, named by the flag that sets the field when there is one."""
+    first = err.errors()[0]
+    loc = [str(p) for p in first["loc"]]
+    flag = None
+    if len(loc) >= 2:
+        section, fieldname = loc[0], loc[-1]
+        if loc[:2] == ["workload", "speculative"]:
+            section = "speculative"
+        flag = FLAG_BY_FIELD.get((section, fieldname))
+    where = flag or ".".join(loc)
+    return f"{where}: {first['msg']}"
+
+
+def quant_pool(catalog: Catalog, which: str) -> list[tuple[str, Any]]:
+    formats = {"gguf": {"gguf"}, "gpu": {"gpu", "exl"}, "all": {"gguf", "gpu", "exl"}}[which]
+    return [(k, to_quant(q)) for k, q in catalog.quants.items() if q.format in formats]

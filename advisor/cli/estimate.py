@@ -1,0 +1,226 @@
+"""`estimate`: one scenario's decode, prefill, latency and memory, as text or JSON; `estimate --many`
+runs one scenario per input line in one process.
+
+    python -m advisor.cli estimate --hardware rtx-4090 --model llama-3.1-8b --quant q4_k_m
+    python -m advisor.cli estimate --bandwidth 3350 --memory 200 --params 70 --bits 16 --json
+
+result_json is the one place the JSON fields of a result are chosen; --many prints the same objects."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, NoReturn
+
+from advisor.catalog.loader import Catalog
+from advisor.catalog.longtail import find_hardware
+from advisor.cli.args import add_scenario_flags, scenario_from_args
+from advisor.cli.errors import CliError
+from advisor.core.evaluate import evaluate
+from advisor.core.fmt import num
+from advisor.core.published import Published, PublishedView, Setup, published_view
+from advisor.core.result import Result
+from advisor.core.scenario import Scenario
+
+JSON_KEYS = ("decode_tok_s", "decode_low_tok_s", "decode_high_tok_s", "decode_ceiling_tok_s", "aggregate_tok_s",
+             "prefill_tok_s", "ttft_s", "inter_token_ms", "response_s", "requests_per_hour", "weights_gb",
+             "weights_read_gb", "kv_gb", "kv_known", "overhead_gb", "total_gb", "fast_capacity_gb", "fits", "runs",
+             "offloaded_fraction", "layers_on_device", "layers", "eta", "compute_bound", "crossover_batch",
+             "exceeds_ceiling", "interactive_class", "interactive")
+
+
+# --- the result -------------------------------------------------------------------------------
+
+def result_json(s: Scenario, r: Result) -> dict[str, Any]:
+    out = {k: getattr(r, k) for k in JSON_KEYS}
+    out["interactive_class"] = r.interactive_class.value if r.interactive_class else "does_not_run"
+    out["scenario"] = {"hardware": s.hardware.name, "model": s.model.name, "quant": s.quant.name,
+                       "context": s.workload.context, "streams": s.workload.streams}
+    out["notes"] = list(r.notes)
+    out["steps"] = [f"{st.label}: {st.text}" for st in r.steps]
+    out["llama_bench"] = llama_bench_command(s, r)
+    return out
+
+
+def result_text(s: Scenario, r: Result) -> str:
+    w = s.workload
+    head = f"{s.hardware.name} · {s.model.name} · {s.quant.name} · {w.context:,} tokens context"
+    lines = [head, "=" * len(head)]
+    if not r.runs:
+        lines.append("Does not run: weights and KV exceed fast and host memory together.")
+    else:
+        feel = r.interactive_class.value if r.interactive_class else ""
+        lines.append(f"Decode      {num(r.decode_tok_s or 0)} tok/s per stream "
+                     f"(band {num(r.decode_low_tok_s or 0)}–{num(r.decode_high_tok_s or 0)}; "
+                     f"ceiling {num(r.decode_ceiling_tok_s or 0)}) — {feel}")
+        if w.streams > 1:
+            lines.append(f"Aggregate   {num(r.aggregate_tok_s or 0)} tok/s over {w.streams} streams, "
+                         f"{num(r.requests_per_hour or 0, 4)} requests/hour")
+        lines.append(f"Prefill     {num(r.prefill_tok_s or 0)} tok/s; TTFT {num(r.ttft_s or 0)} s; "
+                     f"inter-token {num(r.inter_token_ms or 0)} ms; response {num(r.response_s or 0)} s")
+    lines.append(f"Memory      {num(r.total_gb)} GB needed of {num(r.fast_capacity_gb)} GB fast: "
+                 + ("fits" if r.fits else f"{r.offloaded_fraction:.0%} offloaded to host"))
+    lines.append("")
+    lines += [f"  {st.label:<17}{st.text}" for st in r.steps]
+    if r.notes:
+        lines.append("")
+        lines += [f"  note: {n}" for n in r.notes]
+    lines += ["", f"Check it:   {llama_bench_command(s, r)}"]
+    return "\n".join(lines)
+
+
+def _gguf_placeholder(s: Scenario) -> str:
+    name = "-".join(part for part in (s.model.name, s.quant.name) if part)
+    slug = "".join(ch if ch.isalnum() or ch in ".-_" else "-" for ch in name).strip("-") or "model"
+    return f"<{slug}.gguf>"
+
+
+def llama_bench_command(s: Scenario, r: Result) -> str:
+    """The llama.cpp command that measures this scenario on the user's machine.
+
+    One stream: llama-bench (-p prompt, -n output, -d context already in the cache, -ngl layers on
+    the GPU, -b llama.cpp's logical batch). Several streams: llama-bench measures one stream only,
+    so llama-batched-bench (-npp prompt, -ntg output, -npl streams) is the tool."""
+    w = s.workload
+    all_on_gpu = r.fits or r.layers_on_device >= r.layers
+    layers = w.gpu_layers if w.gpu_layers is not None else (99 if all_on_gpu else r.layers_on_device)
+    extra = ""
+    if w.cpu_moe_layers is not None:
+        extra += f" -ncmoe {w.cpu_moe_layers}"
+    # Flash attention is always spelled out: llama-bench defaulted to off until mid-2026, so the same
+    # line must measure the same thing on any build; a quantized V cache needs it on.
+    quantized_kv = w.kv_cache.value in ("q8_0", "q4_0")
+    if quantized_kv:
+        extra += f" -ctk {w.kv_cache.value} -ctv {w.kv_cache.value}"
+    flash = w.flash_attention or quantized_kv
+    model = _gguf_placeholder(s)
+    if w.streams > 1:
+        ctx = w.streams * (w.context + w.prompt_tokens + w.output_tokens) + 256
+        return (f"llama-batched-bench -m {model} -c {ctx} -npp {max(w.context, w.prompt_tokens)} "
+                f"-ntg {w.output_tokens} -npl {w.streams} -ngl {layers}{extra} -fa {'on' if flash else 'off'}")
+    return (f"llama-bench -m {model} -p {w.prompt_tokens} -n {w.output_tokens} -d {w.context} "
+            f"-ngl {layers} -b 2048{extra} -fa {1 if flash else 0}")
+
+
+# --- published runs beside it -----------------------------------------------------------------
+
+def published_for(args: argparse.Namespace, s: Scenario, catalog: Catalog) -> PublishedView:
+    """What was published on this machine, and of exactly this setup (ids from the flags)."""
+    hw = find_hardware(catalog, args.hardware) if args.hardware else None
+    setup = Setup(s, hw.id if hw is not None else None, args.model, args.quant)
+    return published_view(catalog.published, setup)
+
+
+def published_json(view: PublishedView) -> dict[str, Any]:
+    m = view.machine
+    machine = None if m is None else {"runs": m.runs, "models": m.models, "measured_over_model_median": m.median,
+                                      "measured_over_model_low": m.low, "measured_over_model_high": m.high}
+    def run(r: Published, **extra: Any) -> dict[str, Any]:
+        return {"test": r.test_name(), "model": r.model, "measured_tok_s": r.tok_s,
+                "model_for_that_run_tok_s": r.model_tok_s, "backend": r.backend.value if r.backend else None,
+                "build": r.build or None, **extra, "source": r.source}
+
+    return {"machine": machine, "runs": [run(r, flash_attention=r.flash_attention) for r in view.runs],
+            "more": view.more, "prefill_runs": [run(r) for r in view.prefill]}
+
+
+def published_text(view: PublishedView) -> list[str]:
+    if view.machine is None:
+        return []
+    lines = ["", f"Published:  {view.machine.text()}"]
+    if view.runs:
+        lines.append("  runs of this model and quant, beside the model for that run:")
+    lines += [f"  {r.versus_model()}\n    {r.source}" for r in view.runs]
+    if view.more:
+        lines.append(f"  … and {view.more} more")
+    if view.prefill:
+        lines.append("  prefill runs of this model and quant, the prompt size nearest yours first:")
+    return lines + [f"  {r.versus_model()}\n    {r.source}" for r in view.prefill]
+
+
+# --- the commands -----------------------------------------------------------------------------
+
+def cmd_estimate(args: argparse.Namespace, catalog: Catalog) -> int:
+    if args.many is not None:
+        return estimate_many(args, catalog)
+    s = scenario_from_args(args, catalog)
+    r = evaluate(s)
+    view = published_for(args, s, catalog)
+    if args.json:
+        print(json.dumps({**result_json(s, r), "published": published_json(view)}, indent=2))
+    else:
+        print("\n".join([result_text(s, r), *published_text(view)]))
+    return 0
+
+
+class _LineError(Exception):
+    pass
+
+
+class _LineParser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise _LineError(message)
+
+
+def _line_parser() -> argparse.ArgumentParser:
+    p = _LineParser(prog="estimate --many", add_help=False)
+    add_scenario_flags(p)
+    return p
+
+
+def _line_args(obj: Any, parser: argparse.ArgumentParser, defaults: argparse.Namespace) -> argparse.Namespace:
+    """One JSON object (keys = long flag names, with - or _) as parsed flags; the command line's
+    own flags fill in whatever the line leaves out."""
+    if not isinstance(obj, dict):
+        raise _LineError("expected a JSON object whose keys are long flag names")
+    argv: list[str] = []
+    for key, value in obj.items():
+        flag = "--" + str(key).lstrip("-").replace("_", "-")
+        if value is None:
+            continue
+        if isinstance(value, (bool, list, dict)):
+            raise _LineError(f"{flag}: expected a number or a string")
+        argv += [flag, str(value)]
+    ns = parser.parse_args(argv)
+    for k, v in vars(defaults).items():
+        if k in vars(ns) and getattr(ns, k) is None:
+            setattr(ns, k, v)
+    return ns
+
+
+def estimate_many(args: argparse.Namespace, catalog: Catalog) -> int:
+    """One JSON object per input line in, one JSON result per line out, in one process. A bad line
+    gives {"line": n, "error": ...} and the rest still run; the exit code is then 1."""
+    path = args.many
+    try:
+        stream = sys.stdin if path == "-" else open(path, encoding="utf-8")
+    except OSError as err:
+        raise CliError(f"--many: cannot read {path}: {err.strerror or err}") from None
+    parser = _line_parser()
+    failed = 0
+    with stream:
+        for n, text in enumerate(stream, start=1):
+            if not text.strip():
+                continue
+            try:
+                ns = _line_args(json.loads(text), parser, args)
+                s = scenario_from_args(ns, catalog)
+                out: dict[str, Any] = {"line": n, **result_json(s, evaluate(s)),
+                                       "published": published_json(published_for(ns, s, catalog))}
+            except json.JSONDecodeError as err:
+                out, failed = {"line": n, "error": f"not JSON: {err.msg}"}, failed + 1
+            except (_LineError, CliError) as err:
+                out, failed = {"line": n, "error": str(err)}, failed + 1
+            print(json.dumps(out))
+    return 1 if failed else 0
+
+
+def add_commands(sub: Any) -> None:
+    est = sub.add_parser("estimate", help="decode, prefill, latency and memory for one scenario")
+    add_scenario_flags(est)
+    est.add_argument("--json", action="store_true", help="print one JSON object")
+    est.add_argument("--many", metavar="FILE",
+                     help="one scenario per line (JSON object, keys = long flag names; - reads stdin); "
+                          "prints one JSON result per line")
+    est.set_defaults(run=cmd_estimate)

@@ -2,8 +2,9 @@
 
 A ceiling is bytes ÷ bandwidth. What engines really deliver was fitted to 300-odd published
 llama.cpp, MLX and vLLM measurements (benchmarks/data/measurements.csv; `advisor validate` reports
-the errors, `benchmarks/validate.py --write` refits and rewrites the FITTED block below). Every
-term is a plain number with a physical reading:
+the errors, `benchmarks/validate.py --write` refits and regenerates advisor.core.fitted, the module
+that holds the fitted values; advisor.core.terms holds the types). Every term is a plain number with
+a physical reading:
 
 Decode, one step (B streams):
 
@@ -66,7 +67,7 @@ the host link once per 512-token micro-batch:
 An explicit efficiency from the user switches all of this off: the figure is then plain
 η × ceiling (and plain compute η for prefill), as in the seeds' worked examples.
 
-Classes and engines the data do not cover keep the previous flat defaults (`fitted = False`).
+Classes and engines the data do not cover keep the flat defaults (`FLAT`, `fitted = False`).
 `band` is the spread the validation found: the 10th and 90th percentile of measured ÷ predicted
 decode over that group's rows; realistic figures are drawn and printed with it.
 """
@@ -75,56 +76,33 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from enum import StrEnum
 from functools import lru_cache
 
+from advisor.core.fitted import (
+    FITTED_BACKENDS,
+    FITTED_ERA_TOKEN,
+    FITTED_EXPERT_SPREAD,
+    FITTED_GENERATIONS,
+    FITTED_HOST_ETA,
+    FITTED_MACHINES,
+    FITTED_MOE_TOKEN,
+    FITTED_NOTES,
+    FITTED_TERMS,
+    FITTED_UNFUSED_ATTN_ETA,
+)
 from advisor.core.hardware import Hardware, HardwareClass
-
-
-class Engine(StrEnum):
-    """Inference engines (re-exported by advisor.core.efficiency, where callers import it from)."""
-
-    LLAMA_CPP = "llama.cpp"
-    VLLM = "vllm"
-    MLX = "mlx"
-
-
-class Backend(StrEnum):
-    """llama.cpp's compute backends (the `backend` column llama-bench prints)."""
-
-    CUDA = "cuda"
-    ROCM = "rocm"
-    VULKAN = "vulkan"
-    METAL = "metal"
-    SYCL = "sycl"
-    CPU = "cpu"
-
-
-class BuildEra(StrEnum):
-    """llama.cpp build eras, by the month of the build (measurements.csv's `build_date`). Their fixed
-    time per token differs: builds before May 2024 launched every kernel of a token one by one (CUDA
-    graphs, llama.cpp PR #6766, merged 2024-05-08, capture a token's kernels as one launch on NVIDIA
-    GPUs), and later builds kept trimming launches and synchronizations."""
-
-    BEFORE_2024_05 = "before 2024-05"
-    MAY_TO_DEC_2024 = "2024-05 to 2024-12"
-    FROM_2025 = "2025 onward"
-
-
-# The era the app predicts for (a current build); its factor on t₀ is 1 by definition.
-CURRENT_ERA = BuildEra.FROM_2025
-
-
-def build_era(build_date: str) -> BuildEra | None:
-    """The era of a build month ("YYYY-MM"); None when the month is unknown (empty)."""
-    if not build_date:
-        return None
-    if build_date < "2024-05":
-        return BuildEra.BEFORE_2024_05
-    if build_date < "2025-01":
-        return BuildEra.MAY_TO_DEC_2024
-    return BuildEra.FROM_2025
-
+from advisor.core.terms import (
+    NO_BACKEND_TERMS,
+    NO_MACHINE_TERMS,
+    Backend,
+    BackendTerms,
+    BuildEra,
+    ClassTerms,
+    DecodeTerms,
+    Engine,
+    MachineTerms,
+    PrefillTerms,
+)
 
 BACKEND_LABELS: dict[Backend, str] = {
     Backend.CUDA: "CUDA", Backend.ROCM: "ROCm", Backend.VULKAN: "Vulkan", Backend.METAL: "Metal",
@@ -182,50 +160,6 @@ def resolve_backend(hw: Hardware, chosen: Backend | None) -> Backend:
         return chosen
     return default_backend(hw)
 
-
-@dataclass(frozen=True)
-class DecodeTerms:
-    eta: float  # share of datasheet bandwidth realized on weight reads
-    token_ms: float = 0.0  # fixed time per decode step, ms
-    kv_factor: float = 1.0  # KV bytes cost this many times their size
-    dequant_flop: float = 0.0  # FLOP-equivalents per quantized weight read (at the FP16 peak)
-    stream_ms: float = 0.0  # ms added to each step per stream beyond the first
-    band: tuple[float, float] = (0.85, 1.1)  # measured ÷ predicted, 10th and 90th percentile
-
-
-@dataclass(frozen=True)
-class PrefillTerms:
-    eta: float  # share of FP16 peak realized by prefill
-    quant_factor: float = 1.0  # multiplies η for quantized weights (< 16 bits)
-    attn_factor: float = 1.0  # attention FLOP cost this many times their count
-    moe_factor: float = 1.0  # multiplies η for MoE models
-
-
-@dataclass(frozen=True)
-class ClassTerms:
-    decode: DecodeTerms
-    prefill: PrefillTerms
-    fitted: bool = False  # False: the pre-validation flat default, no data for this group
-    rows: int = 0  # measurements the decode terms were fitted on
-
-
-@dataclass(frozen=True)
-class BackendTerms:
-    decode: float = 1.0  # multiplies the decode η
-    prefill: float = 1.0  # multiplies the prefill η_c
-    rows: int = 0  # training measurements that named this backend (decode + prefill)
-
-
-NO_BACKEND_TERMS = BackendTerms()
-
-
-@dataclass(frozen=True)
-class MachineTerms:
-    decode: float = 1.0  # multiplies the decode η of this one machine
-    rows: int = 0  # training decode measurements on it
-
-
-NO_MACHINE_TERMS = MachineTerms()
 
 # A memory size in a hardware name ("…, 192 GB", "… 128 GB", "16GB"; not "GB10")
 _MEMORY_SIZE = re.compile(r",?\s*\b\d+(?:\.\d+)?\s*GB\b")
@@ -351,9 +285,8 @@ def _flat(decode: float, low: float, high: float, compute: float) -> ClassTerms:
 D, U, C = HardwareClass.DISCRETE_GPU, HardwareClass.UNIFIED, HardwareClass.CPU
 L, V, X = Engine.LLAMA_CPP, Engine.VLLM, Engine.MLX
 
-# The flat η roofline the advisor shipped before validation: one η per class and engine, its band,
-# no overhead terms. Kept as the baseline `advisor validate` compares against, and as the fallback
-# for groups without measurements.
+# The flat η roofline: one η per class and engine, its band, no overhead terms. It is the baseline
+# `advisor validate` compares against, and the terms of groups without measurements.
 FLAT = Calibration(
     name="flat η",
     host_eta=0.60,
@@ -370,97 +303,6 @@ FLAT = Calibration(
         (C, X): _flat(0.60, 0.45, 0.70, 0.40),
     },
 )
-
-# --- FITTED: begin (written by benchmarks/validate.py --write; edit there, not here) ---------------
-FITTED_TERMS: dict[tuple[HardwareClass, Engine], ClassTerms] = {
-    (D, L): ClassTerms(
-        DecodeTerms(eta=0.845, token_ms=1.68, kv_factor=0.996,
-                    dequant_flop=3.68, stream_ms=0.0,
-                    band=(0.83, 1.159)),
-        PrefillTerms(eta=0.877, quant_factor=0.773, attn_factor=0.438, moe_factor=0.316),
-        fitted=True, rows=153),
-    (U, L): ClassTerms(
-        DecodeTerms(eta=0.865, token_ms=2.72, kv_factor=1.36,
-                    dequant_flop=4.45, stream_ms=0.614,
-                    band=(0.798, 1.179)),
-        PrefillTerms(eta=0.574, quant_factor=0.819, attn_factor=1.3, moe_factor=0.316),
-        fitted=True, rows=121),
-    (U, X): ClassTerms(
-        DecodeTerms(eta=0.982, token_ms=0.298, kv_factor=1.36,
-                    dequant_flop=4.45, stream_ms=0.614,
-                    band=(0.833, 1.179)),
-        PrefillTerms(eta=0.55, quant_factor=1.0, attn_factor=1.0, moe_factor=1.0),
-        fitted=True, rows=10),
-}
-FITTED_HOST_ETA = 0.6
-FITTED_EXPERT_SPREAD = 0.728
-FITTED_UNFUSED_ATTN_ETA = 0.0153
-FITTED_MOE_TOKEN = 1.91
-FITTED_ERA_TOKEN: dict[BuildEra, float] = {
-    BuildEra.BEFORE_2024_05: 1.55,
-    BuildEra.MAY_TO_DEC_2024: 1.51,
-}
-FITTED_BACKENDS: dict[Backend, BackendTerms] = {
-    Backend.METAL: BackendTerms(decode=0.982, prefill=1.29, rows=91),
-    Backend.ROCM: BackendTerms(decode=0.88, prefill=0.918, rows=20),
-    Backend.SYCL: BackendTerms(decode=1.01, prefill=1.0, rows=3),
-    Backend.VULKAN: BackendTerms(decode=0.953, prefill=0.611, rows=93),
-}
-FITTED_MACHINES: dict[str, MachineTerms] = {
-    "AMD Radeon RX 7900 XT @ 800 GB/s": MachineTerms(decode=1.0, rows=19),
-    "AMD Radeon RX 7900 XTX @ 960 GB/s": MachineTerms(decode=0.99, rows=1),
-    "AMD Radeon RX 9070 XT @ 640 GB/s": MachineTerms(decode=1.07, rows=3),
-    "AMD Ryzen AI Max+ 395 (Strix Halo) @ 256 GB/s": MachineTerms(decode=0.992, rows=24),
-    "Apple M1 Max (32-core GPU) @ 400 GB/s": MachineTerms(decode=0.955, rows=8),
-    "Apple M1 Pro (16-core GPU) @ 200 GB/s": MachineTerms(decode=1.02, rows=2),
-    "Apple M1 Ultra (64-core GPU) @ 800 GB/s": MachineTerms(decode=0.998, rows=1),
-    "Apple M2 Ultra (76-core GPU) @ 800 GB/s": MachineTerms(decode=1.01, rows=12),
-    "Apple M3 Max (40-core GPU) @ 400 GB/s": MachineTerms(decode=1.04, rows=8),
-    "Apple M3 Ultra (80-core GPU) @ 819 GB/s": MachineTerms(decode=1.0, rows=1),
-    "Apple M4 Max (40-core GPU) @ 546 GB/s": MachineTerms(decode=1.0, rows=4),
-    "Apple M4 Pro (20-core GPU) @ 273 GB/s": MachineTerms(decode=1.0, rows=7),
-    "Intel Arc A770 @ 560 GB/s": MachineTerms(decode=0.562, rows=9),
-    "Intel Arc B580 @ 456 GB/s": MachineTerms(decode=0.972, rows=1),
-    "NVIDIA DGX Spark (GB10) @ 273 GB/s": MachineTerms(decode=1.03, rows=45),
-    "NVIDIA GeForce RTX 3060 @ 360 GB/s": MachineTerms(decode=1.01, rows=1),
-    "NVIDIA GeForce RTX 3080 @ 760 GB/s": MachineTerms(decode=1.05, rows=4),
-    "NVIDIA GeForce RTX 3090 @ 936 GB/s": MachineTerms(decode=0.979, rows=28),
-    "NVIDIA GeForce RTX 4090 @ 1008 GB/s": MachineTerms(decode=1.0, rows=50),
-    "NVIDIA GeForce RTX 5090 @ 1792 GB/s": MachineTerms(decode=0.998, rows=5),
-    "NVIDIA RTX PRO 6000 Blackwell Workstation Edition @ 1792 GB/s": MachineTerms(decode=1.03, rows=5),
-}
-FITTED_GENERATIONS: dict[str, MachineTerms] = {
-    "AMD RDNA 2": MachineTerms(decode=1.0, rows=1),
-    "AMD RDNA 3": MachineTerms(decode=1.0, rows=46),
-    "AMD RDNA 4": MachineTerms(decode=1.07, rows=3),
-    "Apple M1": MachineTerms(decode=0.957, rows=13),
-    "Apple M2": MachineTerms(decode=0.979, rows=28),
-    "Apple M3": MachineTerms(decode=1.06, rows=10),
-    "Apple M4": MachineTerms(decode=1.01, rows=11),
-    "Intel Alchemist": MachineTerms(decode=0.562, rows=9),
-    "Intel Battlemage": MachineTerms(decode=0.972, rows=1),
-    "NVIDIA Ada": MachineTerms(decode=1.06, rows=54),
-    "NVIDIA Ampere": MachineTerms(decode=1.03, rows=37),
-    "NVIDIA Blackwell": MachineTerms(decode=1.05, rows=55),
-    "NVIDIA Pascal": MachineTerms(decode=1.0, rows=2),
-    "NVIDIA Turing": MachineTerms(decode=0.983, rows=14),
-}
-FITTED_NOTES: tuple[str, ...] = (
-    "fitted on 287 decode + 188 prefill rows, the training part of the 670 usable measurements "
-    "(47 rows marked excluded in the file are left out)",
-    "backend factors: CUDA is the reference (1.0); the others are pulled toward 1 as if by 4 "
-    "extra rows at 1.0",
-    "bands: 10th/90th percentile of measured ÷ predicted decode over the usable rows of the "
-    "group (of its class when the group has fewer than 30), each row predicted out of sample "
-    "(held out: this fit; training rows: 5-fold cross-validation, seed 0)",
-    "generation factors: the training decode rows of one GPU architecture, pulled toward 1 as "
-    "if by 4 extra rows at 1.0",
-    "machine factors: a catalog machine's training decode rows, pulled toward 1 as if by 4 "
-    "extra rows at 1.0",
-    "t₀ (token_ms) is a current llama.cpp build's (2025 onward); rows from older builds were "
-    "fitted with FITTED_ERA_TOKEN × t₀ (the file's build_date; undated rows count as current)",
-)
-# --- FITTED: end -----------------------------------------------------------------------------------
 
 CALIBRATION = Calibration(
     terms={**FLAT.terms, **FITTED_TERMS},

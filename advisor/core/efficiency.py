@@ -13,14 +13,13 @@ from typing import NamedTuple
 from advisor.core.calibration import (
     BACKEND_LABELS,
     CALIBRATION,
-    Backend,
     Calibration,
-    Engine,
     default_backend,
     resolve_backend,
     terms_for,
 )
 from advisor.core.hardware import Hardware, HardwareClass
+from advisor.core.terms import Backend, Engine
 
 __all__ = ["BACKEND_LABELS", "HOST_ETA", "Backend", "Engine", "EtaDefault", "default_backend", "default_eta",
            "resolve_backend"]

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from advisor.core.calibration import BACKEND_LABELS, MachineTerms
+from advisor.core.calibration import BACKEND_LABELS
 from advisor.core.feel import FEEL_TEXT, feel
 from advisor.core.fmt import num
 from advisor.core.inputs import (
@@ -21,6 +21,7 @@ from advisor.core.inputs import (
 from advisor.core.result import Result, Step
 from advisor.core.roofline import Inputs, Outputs, attention_flops, solve
 from advisor.core.scenario import Scenario
+from advisor.core.terms import MachineTerms
 from advisor.core.units import GB, MS_PER_S, S_PER_HOUR
 
 

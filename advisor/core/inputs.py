@@ -7,23 +7,14 @@ from typing import Any
 
 import numpy as np
 
-from advisor.core.calibration import (
-    CALIBRATION,
-    Backend,
-    BackendTerms,
-    Calibration,
-    ClassTerms,
-    MachineTerms,
-    generation_key,
-    resolve_backend,
-    terms_for,
-)
+from advisor.core.calibration import CALIBRATION, Calibration, generation_key, resolve_backend, terms_for
 from advisor.core.efficiency import Engine
 from advisor.core.kv import kv_shape
 from advisor.core.model import ModelArch
 from advisor.core.quant import KVPrecision
 from advisor.core.roofline import Inputs, Num
 from advisor.core.scenario import Scenario
+from advisor.core.terms import Backend, BackendTerms, ClassTerms, MachineTerms
 from advisor.core.units import BILLION, GB, TFLOPS
 
 # Offload granularity when the model's layer count is unknown: 1 % slices.

@@ -16,10 +16,11 @@ from typing import Literal
 from pydantic import Field
 
 from advisor.core.base import Frozen
-from advisor.core.calibration import BACKEND_LABELS, Backend, Engine
+from advisor.core.calibration import BACKEND_LABELS
 from advisor.core.curves import Axis
 from advisor.core.fmt import num
 from advisor.core.scenario import Scenario
+from advisor.core.terms import Backend, Engine
 
 # Two rows describe the same weights when the quant ids agree or, without ids, their bits per weight do.
 BITS_TOLERANCE = 0.05

@@ -18,7 +18,7 @@ lists every one with its reason. The optional `backend` column names llama.cpp's
 source states it; an empty cell leaves the scenario's default for its hardware. The optional
 `flash_attn` column (0/1) says whether llama.cpp ran with flash attention; an empty cell leaves the
 scenario's default (on). The optional `build_date` column (YYYY-MM) is the month of the build the
-source ran, where it says; it puts a llama.cpp row in a build era (calibration.BuildEra), whose
+source ran, where it says; it puts a llama.cpp row in a build era (terms.BuildEra), whose
 fixed time per token the fit sets apart from the current era's.
 """
 
@@ -38,13 +38,13 @@ from pydantic import ValidationError
 
 from advisor.catalog.convert import to_hardware, to_model, to_quant
 from advisor.catalog.loader import Catalog
-from advisor.core.calibration import BuildEra, build_era
 from advisor.core.efficiency import Backend, Engine
 from advisor.core.hardware import Hardware, HardwareClass
 from advisor.core.inputs import split_params
 from advisor.core.model import ModelArch
 from advisor.core.quant import Quant
 from advisor.core.scenario import Scenario, Workload
+from advisor.core.terms import BuildEra, build_era
 
 DATA_DIR = Path(__file__).resolve().parents[2] / "benchmarks" / "data"
 MEASUREMENTS_CSV = DATA_DIR / "measurements.csv"

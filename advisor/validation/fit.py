@@ -17,7 +17,7 @@ rows run them, CUDA excepted (the reference, 1.0). Each factor is pulled toward 
 BACKEND_PRIOR_ROWS more rows had measured exactly 1.0 (under the same robust loss): a backend seen
 in a handful of rows moves only part of the way its rows point, one seen in dozens nearly all of it.
 
-Build eras (calibration.BuildEra, from a row's `build_date`): llama.cpp rows from builds of an era other
+Build eras (terms.BuildEra, from a row's `build_date`): llama.cpp rows from builds of an era other
 than the current one get a factor on t₀ (the fixed time per token: kernel launches and
 synchronization, which older builds paid more of), with the weak pull toward 1 that t₀ itself has
 (ERA_PRIOR_ROWS). t₀ is then the current era's, the one the app uses; rows whose source does not
@@ -46,24 +46,22 @@ from numpy.typing import NDArray
 
 from advisor.catalog.convert import to_hardware
 from advisor.catalog.loader import shipped_catalog
-from advisor.core.calibration import (
-    CURRENT_ERA,
-    FLAT,
-    Backend,
-    BackendTerms,
-    BuildEra,
-    Calibration,
-    ClassTerms,
-    DecodeTerms,
-    MachineTerms,
-    PrefillTerms,
-    generation_key,
-)
+from advisor.core.calibration import FLAT, Calibration, generation_key
 from advisor.core.calibration import machine_key as chip_key
 from advisor.core.efficiency import Engine
 from advisor.core.hardware import HardwareClass
 from advisor.core.inputs import backend_in_use, calibrated_fields
 from advisor.core.roofline import Inputs, solve
+from advisor.core.terms import (
+    CURRENT_ERA,
+    Backend,
+    BackendTerms,
+    BuildEra,
+    ClassTerms,
+    DecodeTerms,
+    MachineTerms,
+    PrefillTerms,
+)
 from advisor.validation.data import Case
 from advisor.validation.predict import case_inputs, measured_quantity
 

@@ -4,14 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from advisor.core.calibration import (
-    CALIBRATION,
-    Backend,
-    BackendTerms,
-    backend_runs_on,
-    default_backend,
-    resolve_backend,
-)
+from advisor.core.calibration import CALIBRATION, backend_runs_on, default_backend, resolve_backend
 from advisor.core.efficiency import Engine, default_eta
 from advisor.core.evaluate import evaluate
 from advisor.core.hardware import Hardware, HardwareClass
@@ -19,6 +12,7 @@ from advisor.core.inputs import backend_in_use, backend_terms, build_inputs, dec
 from advisor.core.model import ModelArch
 from advisor.core.quant import Quant
 from advisor.core.scenario import Scenario, Workload
+from advisor.core.terms import Backend, BackendTerms
 
 NV = Hardware(name="NVIDIA GeForce RTX 4090", memory_gb=24, bandwidth_gbps=1008, fp16_tflops=165)
 AMD = Hardware(name="AMD Radeon RX 7900 XTX", memory_gb=24, bandwidth_gbps=960, fp16_tflops=122.8)

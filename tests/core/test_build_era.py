@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from advisor.catalog.loader import shipped_catalog
-from advisor.core.calibration import CALIBRATION, CURRENT_ERA, FLAT, BuildEra, build_era
+from advisor.core.calibration import CALIBRATION, FLAT
 from advisor.core.efficiency import Engine
 from advisor.core.inputs import build_inputs
+from advisor.core.terms import CURRENT_ERA, BuildEra, build_era
 from advisor.validation.data import load_dataset
 from advisor.validation.predict import era_factors, predict
 

@@ -9,13 +9,14 @@ import pytest
 
 from advisor.catalog.convert import to_hardware
 from advisor.catalog.loader import shipped_catalog
-from advisor.core.calibration import CALIBRATION, MachineTerms, generation_key
+from advisor.core.calibration import CALIBRATION, generation_key
 from advisor.core.evaluate import evaluate
 from advisor.core.hardware import Hardware, HardwareClass
 from advisor.core.inputs import backend_terms, decode_eta, generation_terms, machine_terms, terms_for
 from advisor.core.model import ModelArch
 from advisor.core.quant import Quant
 from advisor.core.scenario import Scenario, Workload
+from advisor.core.terms import MachineTerms
 
 M8 = ModelArch(name="Llama 3.1 8B", total_params_b=8.03, layers=32, hidden=4096, heads=32, kv_heads=8,
                head_dim=128, vocab=128256, max_context=131072)

@@ -8,12 +8,13 @@ import pytest
 
 from advisor.catalog.convert import to_hardware
 from advisor.catalog.loader import shipped_catalog
-from advisor.core.calibration import CALIBRATION, MachineTerms, machine_key
+from advisor.core.calibration import CALIBRATION, machine_key
 from advisor.core.evaluate import evaluate
 from advisor.core.inputs import backend_terms, decode_eta, machine_terms, terms_for
 from advisor.core.model import ModelArch
 from advisor.core.quant import Quant
 from advisor.core.scenario import Scenario, Workload
+from advisor.core.terms import MachineTerms
 
 M8 = ModelArch(name="8B", total_params_b=8.03, layers=32, heads=32, kv_heads=8, head_dim=128)
 Q4 = Quant(bits_per_weight=4.89)

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from advisor.catalog.loader import shipped_catalog
-from advisor.core.calibration import CALIBRATION, FLAT, Engine
+from advisor.core.calibration import CALIBRATION, FLAT
 from advisor.core.inputs import build_inputs
 from advisor.core.roofline import solve
+from advisor.core.terms import Engine
 from advisor.validation.data import load_dataset
 from advisor.validation.fit import decode_params
 

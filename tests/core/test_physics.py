@@ -174,7 +174,8 @@ def test_long_context_stops_at_the_bandwidth_ceiling(monkeypatch: pytest.MonkeyP
     from dataclasses import replace
 
     import advisor.core.inputs as inputs_module
-    from advisor.core.calibration import CALIBRATION, Engine
+    from advisor.core.calibration import CALIBRATION
+    from advisor.core.terms import Engine
 
     key = (HardwareClass.DISCRETE_GPU, Engine.LLAMA_CPP)
     terms = CALIBRATION.terms[key]

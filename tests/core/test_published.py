@@ -6,9 +6,9 @@ import pytest
 
 from advisor.catalog.convert import to_hardware, to_model, to_quant
 from advisor.catalog.loader import shipped_catalog
-from advisor.core.calibration import Engine
 from advisor.core.published import Published, Setup, comparison, machine_id, machine_record, placed, points
 from advisor.core.scenario import Scenario, Workload
+from advisor.core.terms import Engine
 from advisor.validation.data import load_dataset
 from advisor.validation.predict import predict
 

@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from advisor.cli import main
-from advisor.core.calibration import CALIBRATION, FLAT, Engine
+from advisor.core.calibration import CALIBRATION, FLAT
 from advisor.core.evaluate import evaluate
 from advisor.core.hardware import Hardware
 from advisor.core.inputs import build_inputs, unfused_attn_eta
@@ -15,6 +15,7 @@ from advisor.core.model import ModelArch
 from advisor.core.quant import Quant
 from advisor.core.roofline import attention_flops, solve
 from advisor.core.scenario import Scenario, Workload
+from advisor.core.terms import Engine
 
 GPU = Hardware(name="NVIDIA 24 GB card", memory_gb=24, bandwidth_gbps=1008, fp16_tflops=165)
 LLAMA8 = ModelArch(name="8B", total_params_b=8.03, layers=32, heads=32, kv_heads=8, head_dim=128)

@@ -14,7 +14,7 @@ from advisor.validation import cv
 from advisor.validation.data import Case, DataSet, config_key, load_dataset
 from tests.scripts import ROOT, load
 
-CALIBRATION_PY = ROOT / "advisor" / "core" / "calibration.py"
+WRITTEN = (ROOT / "advisor" / "core" / "fitted.py", ROOT / "catalogs" / "published" / "runs.json")
 
 
 @pytest.fixture(scope="module")
@@ -78,12 +78,12 @@ def test_cv_command_refits_on_training_folds_only_and_is_repeatable(
 
     monkeypatch.setattr(cv._fit, "fit", spy_fit)
     monkeypatch.setattr(cv, "predict", spy_predict)
-    before = CALIBRATION_PY.read_bytes()
+    before = [p.read_bytes() for p in WRITTEN]
     outputs = []
     for _ in range(2):
         assert validate.main(["--cv", "2", "--cv-seeds", "1"]) == 0
         outputs.append(capsys.readouterr().out)
-    assert CALIBRATION_PY.read_bytes() == before  # --cv writes nothing
+    assert [p.read_bytes() for p in WRITTEN] == before  # --cv writes nothing
     assert outputs[0] == outputs[1]  # deterministic
 
     train_lines = {c.row.line for c in cv.training_cases(data.cases)}  # main() reads the file afresh

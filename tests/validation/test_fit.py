@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 
 from advisor.catalog.loader import shipped_catalog
-from advisor.core.calibration import CALIBRATION, FLAT, ClassTerms, DecodeTerms, PrefillTerms
+from advisor.core.calibration import CALIBRATION, FLAT
 from advisor.core.efficiency import Engine
 from advisor.core.hardware import HardwareClass
+from advisor.core.terms import ClassTerms, DecodeTerms, PrefillTerms
 from advisor.validation.data import load_dataset
 from advisor.validation.fit import fit, levenberg_marquardt, soft_l1
 from advisor.validation.predict import predict
@@ -93,7 +94,7 @@ def test_shipped_constants_are_the_fit_of_the_training_rows() -> None:
 def test_backend_factors_are_recovered_and_shrunk(cases: list) -> None:
     """A backend with many rows gets close to its true factor; CUDA, the reference, stays at 1; a backend
     with a handful of rows moves only part of the way (the pull toward 1)."""
-    from advisor.core.calibration import Backend, BackendTerms
+    from advisor.core.terms import Backend, BackendTerms
     from advisor.validation.fit import _backend
 
     truth = replace(KNOWN, backends={Backend.METAL: BackendTerms(decode=0.8, prefill=1.3),
@@ -128,7 +129,7 @@ def test_shipped_backend_factors_are_the_fit() -> None:
 def test_build_era_factors_are_recovered(cases: list) -> None:
     """Rows from older builds measured with a larger t₀ give their era's factor back, and t₀ stays the
     current era's."""
-    from advisor.core.calibration import BuildEra
+    from advisor.core.terms import BuildEra
 
     truth = replace(KNOWN, era_token={BuildEra.BEFORE_2024_05: 2.0, BuildEra.MAY_TO_DEC_2024: 1.4})
     measured = predict(cases, truth)
@@ -148,7 +149,7 @@ def test_shipped_era_factors_are_the_fit() -> None:
 def test_machine_factors_are_recovered_and_shrunk(cases: list) -> None:
     """A catalog machine with many rows gets most of the way to its true factor, one with a single row only
     part of the way (the pull toward 1); machines only hardware_specs.csv knows get none."""
-    from advisor.core.calibration import MachineTerms
+    from advisor.core.terms import MachineTerms
     from advisor.validation.fit import MACHINE_PRIOR_ROWS, catalog_chip
 
     many, few = "NVIDIA GeForce RTX 3090 @ 936 GB/s", "NVIDIA GeForce RTX 3070 @ 448 GB/s"
@@ -177,7 +178,8 @@ def test_generation_factors_are_recovered(cases: list) -> None:
     """Rows of one GPU architecture measured slower give the architecture's factor back (mostly through
     it, not through each chip's own), and a chip without runs of its own, known to the fit only by its
     architecture, gets it."""
-    from advisor.core.calibration import MachineTerms, generation_key
+    from advisor.core.calibration import generation_key
+    from advisor.core.terms import MachineTerms
 
     truth = replace(KNOWN, generations={"NVIDIA Ada": MachineTerms(decode=0.8)})
     got = fit(cases, measured=predict(cases, truth), train=np.ones(len(cases), bool)).calibration

@@ -134,7 +134,7 @@ def curve(scenario: Scenario, axis: Axis, x: NDArray[np.float64] | None = None, 
     return Curve(
         axis=axis, x=xs, decode=out.decode * full, low=low * full, high=high * full, ceiling=out.ceiling * full,
         aggregate=out.aggregate * full, fits=fits, runs=runs, total_gb=total,
-        compute_bound=(out.t_compute > out.t_mem) * full > 0,
+        compute_bound=out.compute_bound * full > 0,
         marker_x=marker(scenario, axis), cliff_x=_first(xs, ~fits), no_run_x=_first(xs, ~runs),
     )
 

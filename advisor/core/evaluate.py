@@ -2,198 +2,28 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
-
-import numpy as np
 
 from advisor.core.calibration import BACKEND_LABELS
 from advisor.core.feel import FEEL_TEXT, feel
 from advisor.core.fmt import num
-from advisor.core.inputs import (
-    backend_in_use,
-    backend_terms,
-    build_inputs,
-    decode_band,
-    decode_eta,
-    hardware_factors,
-    realistic_band,
-)
-from advisor.core.result import Result, Step
-from advisor.core.roofline import Inputs, Outputs, attention_flops, solve
+from advisor.core.inputs import backend_in_use, build_inputs, decode_band, decode_eta, realistic_band
+from advisor.core.result import Result, Step, StepTimes
+from advisor.core.roofline import Inputs, Outputs, crossover_batch, solve, weights_read_batch1
 from advisor.core.scenario import Scenario
-from advisor.core.terms import MachineTerms
 from advisor.core.units import GB, MS_PER_S, S_PER_HOUR
+from advisor.core.worked import ceiling_text, compute_text, prefill_text, realistic_text, weights_text
+from advisor.core.worked import first as _f
 
 
-def _f(x: float | np.ndarray) -> float:
-    """The first element of a roofline field or output (a scenario solves one point)."""
-    return float(np.asarray(x).reshape(-1)[0])
-
-
-def weights_read_batch1(inp: Inputs) -> float:
-    """Weight bytes one token reads at batch 1: the dense part less an untied input table, plus the
-    active share of the experts."""
-    return _f(inp.dense_bytes) - _f(inp.unread_bytes) + _f(inp.expert_bytes) * _f(inp.expert_share)
-
-
-def crossover_batch(inp: Inputs) -> float | None:
-    """Batch where the step's arithmetic time overtakes its memory time, at η = 1.
-
-    Memory per step = W + B·kv bytes; compute = B·(2N + attention) FLOP, so
-    B* = (W / BW) / ((2N + a) / F − kv / BW). At 16 bits with no KV this is F / BW (~295 on an H100).
-    MoE routing spread is ignored here: W is the batch-1 active read."""
-    weights = weights_read_batch1(inp)
-    kv = (_f(inp.kv_full) * _f(inp.context) + _f(inp.kv_window) * min(_f(inp.context), _f(inp.window))
-          + 2 * _f(inp.state_bytes))  # a hybrid's recurrent state: read and rewritten every step
-    flop_time = (2 * _f(inp.active_params) + _f(attention_flops(inp, inp.context))) / _f(inp.flops)
-    denom = flop_time - kv / _f(inp.fast_bw)
-    if denom <= 0:
-        return None
-    return (weights / _f(inp.fast_bw)) / denom
-
-
-def _backend_factor(s: Scenario, part: str) -> tuple[float, str] | None:
-    """(factor, "× 0.95 Metal") when the fitted η in use carries a backend factor other than 1."""
-    w = s.workload
-    if (w.efficiency if part == "decode" else w.compute_efficiency) is not None:
-        return None
-    factor = getattr(backend_terms(s), part)
-    if factor == 1.0:
-        return None
-    return factor, f" × {factor:.2f} {BACKEND_LABELS[backend_in_use(s)]}"
-
-
-def _fitted_factor(s: Scenario, terms: MachineTerms, what: str) -> tuple[float, str] | None:
-    """(factor, " × 0.965 <what> (fitted to 28 decode runs)") for a fitted hardware factor other than 1,
-    unless an explicit η replaces the fitted one."""
-    if s.workload.efficiency is not None or terms.decode == 1.0:
-        return None
-    runs = f"{terms.rows} decode run{'s' if terms.rows != 1 else ''}"
-    return terms.decode, f" × {terms.decode:.3g} {what} (fitted to {runs})"
-
-
-def _hardware_factors(s: Scenario) -> list[tuple[float, str]]:
-    """The architecture's factor ("× 1.07 Apple M3 architecture (fitted to 10 decode runs)"), then the
-    machine's own ("× 0.965 this machine's own (fitted to 28 decode runs)"). A chip's runs count every
-    card count of it (2× RTX 3090 is the same chip), so they can exceed its record's."""
-    found = [_fitted_factor(s, terms, f"{key} architecture" if key else "this machine's own")
-             for key, terms in hardware_factors(s)]
-    return [f for f in found if f is not None]
-
-
-def _realistic_text(s: Scenario, inp: Inputs, out: Outputs, eta: float) -> str:
-    """The realistic decode step, term by term, adding up to the tok/s shown."""
-    hw = s.hardware
-    def ms(t: float) -> str:
-        return f"{num(t * MS_PER_S)} ms"
-
-    fast_eta = _f(inp.fast_eta)
-    bw = _f(inp.fast_bw) / GB
-    kv = _f(out.fast_kv)
-    weights = _f(out.fast_read) - kv
-    eta_text = f"η {eta:.2f}"
-    backend = _backend_factor(s, "decode")
-    factors = ([backend] if backend is not None else []) + _hardware_factors(s)
-    if factors:  # the class's η × the backend's, the architecture's and the machine's factors
-        class_eta = eta
-        for value, _ in factors:
-            class_eta /= value
-        eta_text = f"η {class_eta:.2f}" + "".join(text for _, text in factors)
-    if hw.scaling_efficiency < 1:
-        eta_text += f" × {hw.scaling_efficiency:.2f} multi-device scaling"
-    parts = []
-    if weights > 0:
-        t_w = weights / (bw * GB * fast_eta)
-        parts.append(f"{num(weights / GB)} GB ÷ ({num(bw)} GB/s × {eta_text}) = {ms(t_w)}")
-    if kv > 0:
-        factor = _f(inp.kv_factor)
-        kv_t = factor * kv / (bw * GB * fast_eta)
-        scaled = f" × {factor:.2f}" if factor != 1 else ""
-        parts.append(f"KV {num(kv / GB)} GB{scaled} at the same rate = {ms(kv_t)}")
-    host = _f(out.host_read)
-    if host > 0:
-        hbw, heta = _f(inp.host_bw) / GB, _f(inp.host_eta)
-        t_h = host / (hbw * GB * heta)
-        parts.append(f"host {num(host / GB)} GB ÷ ({num(hbw)} GB/s × η {heta:.2f}) = {ms(t_h)}")
-    dq = _f(out.t_dequant)
-    if dq > 0:
-        flop = _f(inp.dequant_flops) * hw.scaling_efficiency
-        parts.append(f"unpacking {num(_f(out.unpacked_weights) / 1e9)} B quantized weights × "
-                     f"{num(flop)} FLOP ÷ {num(hw.fp16_tflops)} TFLOPS = {ms(dq)}")
-    t_streams = _f(out.t_streams)
-    if t_streams > 0:
-        parts.append(f"{s.workload.streams - 1} more streams × {ms(_f(inp.stream_time))} = {ms(t_streams)}")
-    t_attn = _f(out.t_attn)
-    if t_attn > 0:
-        eta_a = _f(inp.unfused_attn_eta)
-        gflop = t_attn * _f(inp.flops) * eta_a / 1e9
-        parts.append(f"attention without flash attention {num(gflop)} GFLOP ÷ ({num(hw.compute_tflops)} TFLOPS × "
-                     f"η {eta_a:.3g}) = {ms(t_attn)}")
-    mem = _f(out.t_mem) + dq + t_streams + t_attn
-    compute = _f(out.t_compute)
-    if compute > mem:
-        body = f"compute {ms(compute)} per step (longer than memory {ms(mem)})"
-        parts = [body]
-    else:
-        body = " + ".join(parts) if parts else ms(mem)
-    token = _f(out.t_token)
-    if token > 0:
-        body += f" + {ms(token)} fixed per step"
-        moe = _f(inp.moe_token_factor) if _f(inp.expert_bytes) > 0 else 1.0
-        if moe != 1.0:
-            body += f" ({ms(token / moe)} × {moe:.3g} for a mixture of experts: router, top-k and gather kernels)"
-    step = max(mem, compute) + token
-    total = f" = {ms(step)} per step" if (len(parts) > 1 or token > 0) else " per step"
-    plain = _f(out.decode_plain)
-    if step > 0 and plain < 1 / step * (1 - 1e-9):
-        return (f"{body}{total} → {num(1 / step)} tok/s, above the bandwidth ceiling (the KV factor, fitted on "
-                f"shorter contexts, is below η): capped at the ceiling, {num(plain)} tok/s per stream")
-    return f"{body}{total} → {num(plain)} tok/s per stream"
-
-
-def _weights_text(s: Scenario, inp: Inputs, weights: float, weights_read: float) -> str:
-    m, q = s.model, s.quant
-    dense_bits = q.dense_bits_per_weight
-    experts = _f(inp.expert_bytes) / _f(inp.bytes_per_weight)
-    if m.is_moe and dense_bits is not None and dense_bits != q.bits_per_weight and experts > 0:
-        dense = _f(inp.dense_bytes) / (dense_bits / 8)
-        stored = (f"{num(experts / 1e9)} B expert params × {num(q.bits_per_weight)} bits + {num(dense / 1e9)} B "
-                  f"outside the experts × {num(dense_bits)} bits, ÷ 8 = {num(weights / GB)} GB stored")
-    else:
-        stored = (f"{num(m.total_params_b)} B params × {num(q.bits_per_weight)} bits ÷ 8 = "
-                  f"{num(weights / GB)} GB stored")
-    unread = _f(inp.unread_bytes)
-    skipped = (f" (less the input embedding table, {num(m.vocab or 0)} × {num(m.hidden or 0)} = "
-               f"{num((m.vocab or 0) * (m.hidden or 0) / 1e9)} B params, {num(unread / GB)} GB: a token "
-               "looks up one row of it)" if unread > 0 else "")
-    if m.is_moe:
-        return stored + f"; {num(m.active_b)} B active{skipped} → {num(weights_read / GB)} GB read per token"
-    return stored + (f"; {num(weights_read / GB)} GB read per token{skipped}" if unread > 0 else "")
-
-
-def _prefill_text(s: Scenario, inp: Inputs, out: Outputs) -> str:
-    """Prefill per token: weight matmuls at η_c (× the quantized and MoE factors) plus attention at η_c."""
-    hw, w = s.hardware, s.workload
-    eta = _f(inp.compute_eta)
-    factors = ""
-    backend = _backend_factor(s, "prefill")
-    if backend is not None:  # shown as the class's η × the backend's factor
-        eta /= backend[0]
-        factors += backend[1]
-    if _f(inp.bytes_per_weight) < 1.99 and _f(inp.prefill_quant_eta) != 1:
-        factors += f" × {_f(inp.prefill_quant_eta):.2f} quantized"
-    if _f(inp.expert_bytes) > 0 and _f(inp.prefill_moe_eta) != 1:
-        factors += f" × {_f(inp.prefill_moe_eta):.2f} MoE"
-    start = max(w.context - w.prompt_tokens, 0)
-    attn = _f(attention_flops(inp, start + w.prompt_tokens / 2))
-    alpha = _f(inp.prefill_attn_factor)
-    text = (f"{num(2 * _f(inp.active_params) / 1e9)} GFLOP/token at η {eta:.2f}{factors}"
-            + (f" + attention {num(attn / 1e9)} GFLOP/token" + (f" × {alpha:.2f}" if alpha != 1 else "")
-               + f" at η {eta:.2f}{backend[1] if backend else ''}" if attn > 0 else "")
-            + f", of {num(hw.compute_tflops)} TFLOPS = {num(_f(out.prefill))} tok/s")
-    if _f(out.host_stored) > 0:
-        text += " (host weights cross the link per 512-token batch)"
-    return text
+def step_times(out: Outputs) -> StepTimes:
+    """The solver's step terms in milliseconds (the first point of `out`)."""
+    def t(x: object) -> float:
+        return _f(x) * MS_PER_S  # type: ignore[arg-type]
+    return StepTimes(weights=t(out.t_weights), kv=t(out.t_kv), host=t(out.t_host), dequant=t(out.t_dequant),
+                     streams=t(out.t_streams), attention=t(out.t_attn), memory=t(out.t_memory),
+                     compute=t(out.t_compute), fixed=t(out.t_token), total=t(out.t_step))
 
 
 def evaluate(scenario: Scenario, explain: bool = True) -> Result:
@@ -211,7 +41,7 @@ def _result(s: Scenario, inp: Inputs, out: Outputs, explain: bool = True) -> Res
     eta = decode_eta(s)
     runs = bool(_f(out.runs))
     weights = _f(inp.dense_bytes) + _f(inp.expert_bytes)
-    weights_read = weights_read_batch1(inp)
+    weights_read = _f(weights_read_batch1(inp))
     draft = _f(inp.draft_bytes)
     kv = _f(out.kv_hold)
     overhead = w.overhead_gb * GB
@@ -229,7 +59,7 @@ def _result(s: Scenario, inp: Inputs, out: Outputs, explain: bool = True) -> Res
         notes.append(f"{BACKEND_LABELS[w.backend]} does not run on {hw.name}: using "
                      f"{BACKEND_LABELS[backend_in_use(s)]}, its usual backend.")
 
-    step("Weights", lambda: _weights_text(s, inp, weights, weights_read))
+    step("Weights", lambda: weights_text(s, inp, weights, weights_read))
     if kv_known:
         per_tok = _f(inp.kv_full) + _f(inp.kv_window)
         capped = f" (sliding layers stop at {int(_f(inp.window)):,})" if _f(inp.kv_window) > 0 else ""
@@ -265,29 +95,14 @@ def _result(s: Scenario, inp: Inputs, out: Outputs, explain: bool = True) -> Res
 
     decode = _f(out.decode) if runs else None
     ceiling = _f(out.ceiling) if runs else None
-    fast_read, host_read = _f(out.fast_read), _f(out.host_read)
-    fast_bw = _f(inp.fast_bw)
+    compute_bound = bool(_f(out.compute_bound))
     if runs:
-        if host_read > 0:
-            step("Decode ceiling", lambda: (
-                f"{num(fast_read / GB)} GB ÷ {num(fast_bw / GB)} GB/s + {num(host_read / GB)} GB ÷ "
-                f"{num(_f(inp.host_bw) / GB)} GB/s host = {num(_f(out.t_mem_ceiling) * MS_PER_S)} ms per step "
-                f"→ {num(_f(out.ceiling))} tok/s ceiling"
-            ))
-        else:
-            step("Decode ceiling", lambda: (
-                f"{num(fast_bw / GB)} GB/s ÷ {num(fast_read / GB)} GB read per step = "
-                f"{num(_f(out.ceiling))} tok/s ceiling"
-            ))
-        step("Decode realistic", lambda: _realistic_text(s, inp, out, eta))
-    compute_bound = bool(_f(out.t_compute) > _f(out.t_mem))
+        step("Decode ceiling", lambda: ceiling_text(s, inp, out))
+        step("Decode realistic", lambda: realistic_text(s, inp, out, eta))
     if compute_bound and runs:
         notes.append("Compute-bound: the batch's arithmetic takes longer than reading the weights.")
-        step("Compute", lambda: (
-            f"{w.streams} streams × {num((2 * _f(inp.active_params) + _f(attention_flops(inp, inp.context))) / 1e9)} "
-            f"GFLOP/token ÷ {num(hw.compute_tflops * _f(inp.compute_eta))} TFLOPS realized = "
-            f"{num(_f(out.t_compute) * MS_PER_S)} ms per step, longer than the memory time"
-        ))
+        step("Compute", lambda: compute_text(s, inp, out) + f", longer than the memory side "
+                                                            f"({num(_f(out.t_memory) * MS_PER_S)} ms)")
 
     tokens_per_pass = _f(out.spec_tokens_per_pass)
     exceeds = bool(runs and w.speculative.enabled and decode is not None and ceiling is not None and decode > ceiling)
@@ -306,7 +121,7 @@ def _result(s: Scenario, inp: Inputs, out: Outputs, explain: bool = True) -> Res
         if (rate := w.prefill_rate) is not None:
             step("Prefill", lambda: f"measured {num(rate)} tok/s")
         else:
-            step("Prefill", lambda: _prefill_text(s, inp, out))
+            step("Prefill", lambda: prefill_text(s, inp, out))
 
     ttft = itl = response = rph = aggregate = None
     if runs and decode and prefill:
@@ -345,7 +160,10 @@ def _result(s: Scenario, inp: Inputs, out: Outputs, explain: bool = True) -> Res
         fast_capacity_gb=fast_cap / GB, host_capacity_gb=hw.host_capacity_gb,
         offloaded_fraction=host_stored / _f(out.footprint) if _f(out.footprint) > 0 else 0.0,
         layers=layers, layers_on_device=on_device, eta=eta, compute_bound=compute_bound,
-        crossover_batch=crossover_batch(inp), speculative_tokens_per_pass=tokens_per_pass,
+        bound=("compute" if compute_bound else "memory") if runs else None,
+        step_ms=step_times(out) if runs else None,
+        crossover_batch=cross if math.isfinite(cross := _f(crossover_batch(inp))) else None,
+        speculative_tokens_per_pass=tokens_per_pass,
         exceeds_ceiling=exceeds, interactive_class=cls,
         interactive=bool(decode is not None and decode >= w.interactive_tok_s),
         notes=tuple(notes), steps=tuple(steps),

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field
 
 from advisor.core.base import Frozen
 from advisor.core.feel import Feel
+
+Bound = Literal["memory", "compute"]
 
 
 class Step(Frozen):
@@ -13,6 +17,23 @@ class Step(Frozen):
 
     label: str
     text: str
+
+
+class StepTimes(Frozen):
+    """One realistic decode step, term by term, in milliseconds: the solver's own terms.
+
+    memory = weights + kv + host + dequant + streams + attention; total = max(memory, compute) + fixed."""
+
+    weights: float = Field(description="Weights read from fast memory at η")
+    kv: float = Field(description="KV cache read from fast memory (κ × its bytes at the weights' rate)")
+    host: float = Field(description="Weights and KV read from host memory")
+    dequant: float = Field(description="Unpacking quantized weights")
+    streams: float = Field(description="Per-sequence work of the streams beyond the first")
+    attention: float = Field(description="Attention as separate kernels (flash attention off); 0 when fused")
+    memory: float = Field(description="The memory side: the sum of the terms above")
+    compute: float = Field(description="The compute side: streams × FLOP per token ÷ realized FLOP/s")
+    fixed: float = Field(description="Fixed time per step: launches, synchronization, sampling")
+    total: float = Field(description="max(memory, compute) + fixed")
 
 
 class Result(Frozen):
@@ -43,6 +64,9 @@ class Result(Frozen):
     layers_on_device: int
     eta: float
     compute_bound: bool = Field(description="The step waits on arithmetic rather than memory")
+    bound: Bound | None = Field(None, description="Which side of the step is longer; None when it does not run")
+    step_ms: StepTimes | None = Field(None, description="The realistic decode step, term by term; None when it "
+                                                        "does not run")
     crossover_batch: float | None = Field(description="Batch where compute overtakes memory at the ceiling")
     speculative_tokens_per_pass: float
     exceeds_ceiling: bool = Field(description="Speculative decoding beats the one-read-per-token ceiling")

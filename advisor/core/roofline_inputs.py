@@ -1,0 +1,74 @@
+"""The roofline's inputs: plain numbers (bytes, seconds, FLOP, FLOP/s, tokens) for one solve.
+
+Every field may be a float or a numpy array; arrays broadcast, so a whole curve (or a whole candidate
+list for the recommender) is one call. `advisor.core.inputs.build_inputs` makes them from a scenario."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+Num = float | NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class Inputs:
+    # machine
+    fast_bw: Num  # bytes/s, datasheet (summed over tensor-split devices)
+    fast_eta: Num  # realized share of fast_bw (decode η × multi-device scaling)
+    host_bw: Num  # bytes/s the host pool is read at (RAM, or the link if weights stream over it)
+    host_eta: Num
+    fast_cap: Num  # bytes usable for weights + KV (after runtime overhead)
+    host_cap: Num  # bytes
+    flops: Num  # peak FLOP/s
+    compute_eta: Num
+    link_bw: Num  # bytes/s, host to device
+    # model at its quant
+    dense_bytes: Num  # weights every token reads (attention, shared layers, embeddings, head)
+    expert_bytes: Num  # all routed-expert weights (0 for dense)
+    expert_share: Num  # experts_active / experts (1 for dense)
+    active_params: Num  # parameters per token, for FLOP counts
+    layers: Num  # offload granularity
+    kv_full: Num  # KV bytes per token of context, full-attention layers
+    kv_window: Num  # KV bytes per token, sliding layers (capped at window)
+    window: Num  # tokens
+    attn_flops_full: Num  # attention FLOP per token per token of context, full layers
+    attn_flops_window: Num  # same for sliding layers
+    # workload
+    context: Num  # tokens in the cache during decode
+    hold_tokens: Num  # tokens each stream's cache must hold (context + output)
+    prompt: Num
+    streams: Num
+    forced_layers: Num  # layers forced onto the device; NaN fits as many as possible
+    experts_first: Num  # 1.0 when MoE experts leave fast memory before whole layers
+    # speculative decoding (draft_bytes 0 disables it)
+    draft_bytes: Num
+    draft_length: Num
+    acceptance: Num
+    prefill_rate: Num  # measured tok/s; NaN uses the compute estimate
+    # MoE experts of this many layers forced into host memory (llama.cpp --n-cpu-moe); NaN: none
+    cpu_moe_layers: Num = float("nan")
+    # a hybrid model's linear-attention or state-space layers: fixed bytes of state per stream, held like
+    # the KV cache and read and rewritten on every step whatever the context (0: none)
+    state_bytes: Num = 0.0
+    # part of dense_bytes stored but not read per step: an untied input embedding, of which a token reads
+    # only its own row (0: every weight is read)
+    unread_bytes: Num = 0.0
+    # realistic-speed terms (advisor.core.calibration explains each; the defaults are the plain roofline)
+    bytes_per_weight: Num = 2.0  # of the weights; below 2 (16 bits) they are quantized
+    dense_bytes_per_weight: Num = math.nan  # of an MoE model's non-expert weights; NaN: bytes_per_weight
+    token_time: Num = 0.0  # s added to every decode step (launches, sync, sampling)
+    moe_token_factor: Num = 1.0  # token_time's multiple for a mixture-of-experts model (router, expert kernels)
+    kv_factor: Num = 1.0  # KV bytes in fast memory cost this many times their size
+    dequant_flops: Num = 0.0  # FLOP per quantized weight read from fast memory, at the FP16 peak
+    stream_time: Num = 0.0  # s added to the step for each stream beyond the first
+    # share of the FP16 peak realized by attention run as separate kernels (llama.cpp without flash
+    # attention); 0: attention is fused and costs only its KV bytes (kv_factor)
+    unfused_attn_eta: Num = 0.0
+    expert_spread: Num = 1.0  # γ: B streams route like B^γ independent tokens
+    prefill_quant_eta: Num = 1.0  # multiplies compute_eta for quantized weights
+    prefill_attn_factor: Num = 1.0  # attention FLOP in prefill cost this many times their count
+    prefill_moe_eta: Num = 1.0  # multiplies compute_eta for MoE models

@@ -1,0 +1,191 @@
+"""The worked arithmetic: each figure's terms as a person reads them.
+
+Every number here is a term the solver returned (advisor.core.roofline.Outputs) or an input it was
+given; this module only formats them, so the text, the JSON and the bound cannot disagree."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from advisor.core.calibration import BACKEND_LABELS
+from advisor.core.fmt import num
+from advisor.core.inputs import backend_in_use, backend_terms, hardware_factors
+from advisor.core.roofline import Inputs, Outputs
+from advisor.core.scenario import Scenario
+from advisor.core.terms import MachineTerms
+from advisor.core.units import GB, MS_PER_S
+
+
+def first(x: float | np.ndarray) -> float:
+    """The first element of a roofline field or output (a scenario solves one point)."""
+    return float(np.asarray(x).reshape(-1)[0])
+
+
+def ms(t: float) -> str:
+    return f"{num(t * MS_PER_S)} ms"
+
+
+def _backend_factor(s: Scenario, part: str) -> tuple[float, str] | None:
+    """(factor, "× 0.95 Metal") when the fitted η in use carries a backend factor other than 1."""
+    w = s.workload
+    if (w.efficiency if part == "decode" else w.compute_efficiency) is not None:
+        return None
+    factor = getattr(backend_terms(s), part)
+    if factor == 1.0:
+        return None
+    return factor, f" × {factor:.2f} {BACKEND_LABELS[backend_in_use(s)]}"
+
+
+def _fitted_factor(s: Scenario, terms: MachineTerms, what: str) -> tuple[float, str] | None:
+    """(factor, " × 0.965 <what> (fitted to 28 decode runs)") for a fitted hardware factor other than 1,
+    unless an explicit η replaces the fitted one."""
+    if s.workload.efficiency is not None or terms.decode == 1.0:
+        return None
+    runs = f"{terms.rows} decode run{'s' if terms.rows != 1 else ''}"
+    return terms.decode, f" × {terms.decode:.3g} {what} (fitted to {runs})"
+
+
+def _hardware_factors(s: Scenario) -> list[tuple[float, str]]:
+    """The architecture's factor ("× 1.07 Apple M3 architecture (fitted to 10 decode runs)"), then the
+    machine's own ("× 0.965 this machine's own (fitted to 28 decode runs)"). A chip's runs count every
+    card count of it (2× RTX 3090 is the same chip), so they can exceed its record's."""
+    found = [_fitted_factor(s, terms, f"{key} architecture" if key else "this machine's own")
+             for key, terms in hardware_factors(s)]
+    return [f for f in found if f is not None]
+
+
+def _eta_text(s: Scenario, eta: float) -> str:
+    """"η 0.84 × 1.06 NVIDIA Ada architecture (…)": the class's η, then each factor it carries."""
+    factors = ([b] if (b := _backend_factor(s, "decode")) is not None else []) + _hardware_factors(s)
+    class_eta = eta
+    for value, _ in factors:
+        class_eta /= value
+    text = f"η {class_eta:.2f}" + "".join(t for _, t in factors)
+    if s.hardware.scaling_efficiency < 1:
+        text += f" × {s.hardware.scaling_efficiency:.2f} multi-device scaling"
+    return text
+
+
+def memory_terms_text(s: Scenario, inp: Inputs, out: Outputs, eta: float) -> list[str]:
+    """The memory side of the step, one string per term the solver counted."""
+    hw = s.hardware
+    bw = first(inp.fast_bw) / GB
+    kv = first(out.fast_kv)
+    weights = first(out.fast_read) - kv
+    parts = []
+    if weights > 0:
+        parts.append(f"{num(weights / GB)} GB ÷ ({num(bw)} GB/s × {_eta_text(s, eta)}) = {ms(first(out.t_weights))}")
+    if kv > 0:
+        factor = first(inp.kv_factor)
+        scaled = f" × {factor:.2f}" if factor != 1 else ""
+        parts.append(f"KV {num(kv / GB)} GB{scaled} at the same rate = {ms(first(out.t_kv))}")
+    if (host := first(out.host_read)) > 0:
+        parts.append(f"host {num(host / GB)} GB ÷ ({num(first(inp.host_bw) / GB)} GB/s × η "
+                     f"{first(inp.host_eta):.2f}) = {ms(first(out.t_host))}")
+    if (dq := first(out.t_dequant)) > 0:
+        flop = first(inp.dequant_flops) * hw.scaling_efficiency
+        parts.append(f"unpacking {num(first(out.unpacked_weights) / 1e9)} B quantized weights × "
+                     f"{num(flop)} FLOP ÷ {num(hw.fp16_tflops)} TFLOPS = {ms(dq)}")
+    if (t_streams := first(out.t_streams)) > 0:
+        parts.append(f"{s.workload.streams - 1} more streams × {ms(first(inp.stream_time))} = {ms(t_streams)}")
+    if (t_attn := first(out.t_attn)) > 0:
+        eta_a = first(inp.unfused_attn_eta)
+        gflop = t_attn * first(inp.flops) * eta_a / 1e9
+        parts.append(f"attention without flash attention {num(gflop)} GFLOP ÷ ({num(hw.compute_tflops)} TFLOPS × "
+                     f"η {eta_a:.3g}) = {ms(t_attn)}")
+    return parts
+
+
+def compute_text(s: Scenario, inp: Inputs, out: Outputs) -> str:
+    """The compute side of the step: streams × FLOP per token ÷ realized FLOP/s."""
+    w = s.workload
+    realized = first(inp.flops) * first(inp.compute_eta) / 1e12
+    return (f"{w.streams} stream{'s' if w.streams > 1 else ''} × {num(first(out.flops_per_token) / 1e9)} GFLOP/token "
+            f"÷ {num(realized)} TFLOPS realized = {ms(first(out.t_compute))} per step")
+
+
+def realistic_text(s: Scenario, inp: Inputs, out: Outputs, eta: float) -> str:
+    """The realistic decode step, term by term, adding up to the tok/s shown."""
+    parts = memory_terms_text(s, inp, out, eta)
+    memory, compute = first(out.t_memory), first(out.t_compute)
+    if bool(first(out.compute_bound)):
+        body = f"compute {ms(compute)} per step (longer than memory {ms(memory)})"
+        parts = [body]
+    else:
+        body = " + ".join(parts) if parts else ms(memory)
+    token = first(out.t_token)
+    if token > 0:
+        body += f" + {ms(token)} fixed per step"
+        moe = first(inp.moe_token_factor) if first(inp.expert_bytes) > 0 else 1.0
+        if moe != 1.0:
+            body += f" ({ms(token / moe)} × {moe:.3g} for a mixture of experts: router, top-k and gather kernels)"
+    step = first(out.t_step)
+    total = f" = {ms(step)} per step" if (len(parts) > 1 or token > 0) else " per step"
+    plain = first(out.decode_plain)
+    if bool(first(out.capped)):
+        return (f"{body}{total} → {num(1 / step)} tok/s, above the bandwidth ceiling (the KV factor, fitted on "
+                f"shorter contexts, is below η): capped at the ceiling, {num(plain)} tok/s per stream")
+    return f"{body}{total} → {num(plain)} tok/s per stream"
+
+
+def ceiling_text(s: Scenario, inp: Inputs, out: Outputs) -> str:
+    """The ceiling: bytes ÷ datasheet bandwidth, or, when the batch's arithmetic takes longer even at the
+    peak, FLOP ÷ peak FLOP/s."""
+    fast_read, host_read = first(out.fast_read), first(out.host_read)
+    fast_bw = first(inp.fast_bw)
+    if bool(first(out.t_compute_ceiling) > first(out.t_mem_ceiling)):
+        streams = s.workload.streams
+        return (f"{streams} stream{'s' if streams > 1 else ''} × {num(first(out.flops_per_token) / 1e9)} GFLOP/token "
+                f"÷ {num(first(inp.flops) / 1e12)} TFLOPS peak = {ms(first(out.t_compute_ceiling))} per step, longer "
+                f"than reading {num((fast_read + host_read) / GB)} GB ({ms(first(out.t_mem_ceiling))}) "
+                f"→ {num(first(out.ceiling))} tok/s ceiling")
+    if host_read > 0:
+        return (f"{num(fast_read / GB)} GB ÷ {num(fast_bw / GB)} GB/s + {num(host_read / GB)} GB ÷ "
+                f"{num(first(inp.host_bw) / GB)} GB/s host = {ms(first(out.t_mem_ceiling))} per step "
+                f"→ {num(first(out.ceiling))} tok/s ceiling")
+    return (f"{num(fast_bw / GB)} GB/s ÷ {num(fast_read / GB)} GB read per step = "
+            f"{num(first(out.ceiling))} tok/s ceiling")
+
+
+def weights_text(s: Scenario, inp: Inputs, weights: float, weights_read: float) -> str:
+    m, q = s.model, s.quant
+    dense_bits = q.dense_bits_per_weight
+    experts = first(inp.expert_bytes) / first(inp.bytes_per_weight)
+    if m.is_moe and dense_bits is not None and dense_bits != q.bits_per_weight and experts > 0:
+        dense = first(inp.dense_bytes) / (dense_bits / 8)
+        stored = (f"{num(experts / 1e9)} B expert params × {num(q.bits_per_weight)} bits + {num(dense / 1e9)} B "
+                  f"outside the experts × {num(dense_bits)} bits, ÷ 8 = {num(weights / GB)} GB stored")
+    else:
+        stored = (f"{num(m.total_params_b)} B params × {num(q.bits_per_weight)} bits ÷ 8 = "
+                  f"{num(weights / GB)} GB stored")
+    unread = first(inp.unread_bytes)
+    skipped = (f" (less the input embedding table, {num(m.vocab or 0)} × {num(m.hidden or 0)} = "
+               f"{num((m.vocab or 0) * (m.hidden or 0) / 1e9)} B params, {num(unread / GB)} GB: a token "
+               "looks up one row of it)" if unread > 0 else "")
+    if m.is_moe:
+        return stored + f"; {num(m.active_b)} B active{skipped} → {num(weights_read / GB)} GB read per token"
+    return stored + (f"; {num(weights_read / GB)} GB read per token{skipped}" if unread > 0 else "")
+
+
+def prefill_text(s: Scenario, inp: Inputs, out: Outputs) -> str:
+    """Prefill per token: weight matmuls at η_c (× the quantized and MoE factors) plus attention at η_c."""
+    hw = s.hardware
+    eta = first(inp.compute_eta)
+    factors = ""
+    backend = _backend_factor(s, "prefill")
+    if backend is not None:  # shown as the class's η × the backend's factor
+        eta /= backend[0]
+        factors += backend[1]
+    if first(inp.bytes_per_weight) < 1.99 and first(inp.prefill_quant_eta) != 1:
+        factors += f" × {first(inp.prefill_quant_eta):.2f} quantized"
+    if first(inp.expert_bytes) > 0 and first(inp.prefill_moe_eta) != 1:
+        factors += f" × {first(inp.prefill_moe_eta):.2f} MoE"
+    attn = first(out.prefill_attn_flops)
+    alpha = first(inp.prefill_attn_factor)
+    text = (f"{num(first(out.prefill_matmul_flops) / 1e9)} GFLOP/token at η {eta:.2f}{factors}"
+            + (f" + attention {num(attn / 1e9)} GFLOP/token" + (f" × {alpha:.2f}" if alpha != 1 else "")
+               + f" at η {eta:.2f}{backend[1] if backend else ''}" if attn > 0 else "")
+            + f", of {num(hw.compute_tflops)} TFLOPS = {num(first(out.prefill))} tok/s")
+    if first(out.t_prefill_link) > 0:
+        text += f" (host weights cross the link per 512-token batch: {ms(first(out.t_prefill_link))} per prompt)"
+    return text

@@ -12,15 +12,13 @@ from pathlib import Path
 from typing import Any, cast
 
 import advisor
-from advisor.catalog.convert import to_hardware, to_model, to_quant
-from advisor.catalog.loader import Catalog, load_catalog
+from advisor.catalog.loader import load_catalog
 from advisor.core.curves import AXES, Axis
-from advisor.core.scenario import Scenario
+from advisor.defaults import default_session
 from advisor.paths import user_catalog_dir
-from advisor.session import Session, SessionFileError, load_session
+from advisor.session import SessionFileError, load_session
 from advisor.settings import load_settings, save_settings, settings_path
 
-DEFAULT_PICKS = ("rtx-4090", "llama-3.1-8b", "q4_k_m")
 SCREENSHOT_SIZE = (1600, 1000)
 APP_ID = "llm-speed-advisor"  # executable, .desktop file and icon name
 ICON_SIZES = (16, 32, 48, 64, 128, 256, 512)
@@ -47,22 +45,6 @@ def app_icon() -> Any:  # a QIcon; PySide6 is imported lazily so --version and -
         if f.is_file() and pixmap.loadFromData(f.read_bytes(), "PNG"):
             icon.addPixmap(pixmap)
     return icon
-
-
-def default_session(catalog: Catalog) -> Session:
-    """RTX 4090 · Llama 3.1 8B · Q4_K_M: the seeds' reference case, if the catalog has it."""
-    hid, mid, qid = DEFAULT_PICKS
-    parts: dict[str, object] = {}
-    if hid in catalog.hardware:
-        parts["hardware"] = to_hardware(catalog.hardware[hid])
-    if mid in catalog.models:
-        parts["model"] = to_model(catalog.models[mid])
-    if qid in catalog.quants:
-        parts["quant"] = to_quant(catalog.quants[qid])
-    return Session(scenario=Scenario(**parts),  # type: ignore[arg-type]
-                   hardware_id=hid if "hardware" in parts else None,
-                   model_id=mid if "model" in parts else None,
-                   quant_id=qid if "quant" in parts else None)
 
 
 class _VersionAction(argparse.Action):

@@ -32,9 +32,9 @@ def p90(xs: list[float]) -> float:
 def add_machine_latency(adds: int) -> list[float]:
     from PySide6.QtWidgets import QApplication
 
-    from advisor.app import default_session
     from advisor.catalog.loader import load_catalog
     from advisor.core.compare import machine_from_entry
+    from advisor.defaults import default_session
     from advisor.ui.compare import open_compare_window
     from advisor.ui.main_window import MainWindow
     from advisor.ui.store import Store

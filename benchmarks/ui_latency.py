@@ -29,8 +29,8 @@ EDIT_TARGET_MS, START_TARGET_S = 16.0, 2.0
 def edit_latency(edits: int) -> list[float]:
     from PySide6.QtWidgets import QApplication
 
-    from advisor.app import default_session
     from advisor.catalog.loader import load_catalog
+    from advisor.defaults import default_session
     from advisor.ui.main_window import MainWindow
     from advisor.ui.store import Store
 

@@ -10,7 +10,8 @@ import pytest
 
 from advisor.catalog.loader import load_catalog
 from advisor.catalog.user_store import save_entry
-from advisor.detect import TIMEOUT_S, Detection, detect, detect_machine, detected_session, run_command
+from advisor.detect import Detection, detect, detected_session
+from advisor.probe import TIMEOUT_S, detect_machine, run_command
 from advisor.session import Session
 
 CPUINFO = "processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD Ryzen 9 9950X 16-Core Processor\n"

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from advisor.app import default_session
 from advisor.catalog.loader import load_catalog
+from advisor.defaults import default_session
 from advisor.ui.main_window import MainWindow
 from advisor.ui.store import Store
 

@@ -1,0 +1,27 @@
+"""docs/accuracy.md's figures are the ones `benchmarks/validate.py --docs` renders from the committed
+constants and the measurements, never typed by hand."""
+
+from __future__ import annotations
+
+import pytest
+
+from advisor.catalog.loader import shipped_catalog
+from advisor.validation.data import load_dataset
+from advisor.validation.docs_block import BEGIN, DOCS_FILE, END, block_in, render, replace_block
+
+
+def test_the_block_in_docs_accuracy_is_what_validate_docs_renders() -> None:
+    # Fails after a refit or a data change until `python benchmarks/validate.py --docs` is run.
+    catalog = shipped_catalog()
+    block = block_in(DOCS_FILE.read_text(encoding="utf-8"))
+    assert block is not None, f"{DOCS_FILE} has no {BEGIN} … {END} block"
+    assert block == render(load_dataset(catalog), catalog)
+
+
+def test_the_block_is_replaced_and_the_text_around_it_kept() -> None:
+    page = f"# Title\n\nBefore.\n\n{BEGIN}\nold figures\n{END}\n\nAfter.\n"
+    new = f"{BEGIN}\nnew figures\n{END}"
+    assert replace_block(page, new) == f"# Title\n\nBefore.\n\n{new}\n\nAfter.\n"
+    assert block_in(replace_block(page, new)) == new
+    with pytest.raises(ValueError):
+        replace_block("# A page without the markers\n", new)

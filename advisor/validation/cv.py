@@ -30,7 +30,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from advisor.validation import fit as _fit
-from advisor.validation.data import Case, config_key
+from advisor.validation.cases import Case, config_key
 from advisor.validation.predict import predict
 from advisor.validation.stats import ErrorStats, ape, groups
 

@@ -62,7 +62,7 @@ from advisor.core.terms import (
     MachineTerms,
     PrefillTerms,
 )
-from advisor.validation.data import Case
+from advisor.validation.cases import Case
 from advisor.validation.predict import case_inputs, measured_quantity
 
 MIN_ROWS = 8  # rows a group needs before it gets terms of its own

@@ -24,8 +24,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from advisor.core.calibration import Calibration
+from advisor.validation.cases import Case, config_key
 from advisor.validation.cv import GROUPS, CVResult, assign_folds, out_of_fold, training_cases
-from advisor.validation.data import Case, config_key
 from advisor.validation.fit import bands, fit
 from advisor.validation.predict import predict
 from advisor.validation.stats import ErrorStats, ape, groups

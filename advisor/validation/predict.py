@@ -12,7 +12,7 @@ from numpy.typing import NDArray
 from advisor.core.calibration import CALIBRATION, Calibration
 from advisor.core.inputs import build_inputs
 from advisor.core.roofline import Inputs, Outputs, solve
-from advisor.validation.data import Case
+from advisor.validation.cases import Case
 
 
 def stack_inputs(inputs: Sequence[Inputs]) -> Inputs:

@@ -12,9 +12,11 @@ import numpy as np
 
 from advisor.core.calibration import Calibration
 from advisor.core.published import HeldOutFigure, Published
-from advisor.validation.data import MODEL_ALIASES, Case, DataSet
+from advisor.validation.cases import Case
+from advisor.validation.data import DataSet
 from advisor.validation.predict import predict
 from advisor.validation.report import TARGETS, build_report
+from advisor.validation.resolve import MODEL_ALIASES
 
 # The held-out lines the app shows: every target's group, and all decode.
 SUMMARY_GROUPS = (*TARGETS, ("decode", "all"))

@@ -11,7 +11,8 @@ from numpy.typing import NDArray
 
 from advisor.core.calibration import CALIBRATION, FLAT, Calibration
 from advisor.core.inputs import backend_in_use
-from advisor.validation.data import Case, DataSet, held_out
+from advisor.validation.cases import Case, held_out
+from advisor.validation.data import DataSet
 from advisor.validation.predict import predict
 from advisor.validation.stats import ape, group_table
 

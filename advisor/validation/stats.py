@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from advisor.validation.data import KINDS, Case
+from advisor.validation.cases import KINDS, Case
 
 TESTS = {"tg": "decode", "pp": "prefill"}
 

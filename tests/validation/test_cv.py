@@ -11,7 +11,8 @@ import pytest
 
 from advisor.catalog.loader import shipped_catalog
 from advisor.validation import cv
-from advisor.validation.data import Case, DataSet, config_key, load_dataset
+from advisor.validation.cases import Case, config_key
+from advisor.validation.data import DataSet, load_dataset
 from tests.scripts import ROOT, load
 
 WRITTEN = (ROOT / "advisor" / "core" / "fitted.py", ROOT / "catalogs" / "published" / "runs.json")

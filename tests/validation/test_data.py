@@ -10,19 +10,9 @@ from advisor.catalog.loader import shipped_catalog
 from advisor.core.efficiency import Backend
 from advisor.core.hardware import HardwareClass
 from advisor.core.inputs import backend_in_use
-from advisor.validation.data import (
-    COLUMNS,
-    HARDWARE_SPECS_CSV,
-    MEASUREMENTS_CSV,
-    OPTIONAL_COLUMNS,
-    Case,
-    Skip,
-    build_case,
-    held_out,
-    load_dataset,
-    parse_hardware_specs,
-    parse_measurements,
-)
+from advisor.validation.cases import Case, Skip, build_case, held_out
+from advisor.validation.data import HARDWARE_SPECS_CSV, MEASUREMENTS_CSV, load_dataset
+from advisor.validation.measurements import COLUMNS, OPTIONAL_COLUMNS, parse_hardware_specs, parse_measurements
 
 HEADER = ",".join(COLUMNS)
 GOOD = ("rtx-4090,NVIDIA GeForce RTX 4090,1,llama-3.1-8b,Llama 3.1 8B,8.03,,q4_k_m,,llama.cpp,tg,,128,0,1,99,0,"
@@ -168,7 +158,7 @@ def test_excluded_rows_stay_in_the_file_with_a_reason() -> None:
 def test_an_excluded_row_is_never_a_case() -> None:
     full = ",".join(COLUMNS + OPTIONAL_COLUMNS)
     rows, _ = parse_measurements(full + "\n" + GOOD + ",CUDA,old build")
-    from advisor.validation.data import build_cases
+    from advisor.validation.cases import build_cases
     cases, skipped, excluded = build_cases(rows, shipped_catalog(), {})
     assert not cases and not skipped and excluded[0].reason == "old build" and excluded[0].case is not None
 

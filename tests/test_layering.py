@@ -199,7 +199,8 @@ def test_the_checker_catches_violations() -> None:
         "advisor.core.physics imports advisor.ui.window (line 2)"]
     assert violations(graph, ["advisor.catalog"], ["advisor.ui", "advisor.cli", *QT]) == [
         "advisor.catalog imports PySide6 (line 1)"]
-    assert violations(graph, ["advisor"], ["advisor.cli"], exempt=["advisor.cli"]) == ["advisor.ui.window imports advisor.cli.args (line 1)"]
+    assert violations(graph, ["advisor"], ["advisor.cli"], exempt=["advisor.cli"]) == [
+        "advisor.ui.window imports advisor.cli.args (line 1)"]
     found = cycles(graph, fake)
     assert len(found) == 1
     assert cycle_text(found[0]) == ("advisor.cli.args -> advisor.ui.window (line 2 of advisor.cli.args) -> "

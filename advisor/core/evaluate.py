@@ -12,6 +12,7 @@ from advisor.core.inputs import backend_in_use, build_inputs, decode_band, decod
 from advisor.core.result import Result, Step, StepTimes
 from advisor.core.roofline import Inputs, Outputs, crossover_batch, solve, weights_read_batch1
 from advisor.core.scenario import Scenario
+from advisor.core.shape import shape_text
 from advisor.core.units import GB, MS_PER_S, S_PER_HOUR
 from advisor.core.worked import ceiling_text, compute_text, prefill_text, realistic_text, weights_text
 from advisor.core.worked import first as _f
@@ -48,7 +49,7 @@ def _result(s: Scenario, inp: Inputs, out: Outputs, explain: bool = True) -> Res
     total = _f(out.footprint) + overhead
     layers = int(_f(inp.layers))
     on_device = int(_f(out.layers_on_device))
-    kv_known = bool(_f(inp.kv_full) + _f(inp.kv_window) > 0)
+    kv_known = s.model.has_kv_shape
     notes: list[str] = []
     steps: list[Step] = []
 
@@ -60,25 +61,28 @@ def _result(s: Scenario, inp: Inputs, out: Outputs, explain: bool = True) -> Res
                      f"{BACKEND_LABELS[backend_in_use(s)]}, its usual backend.")
 
     step("Weights", lambda: weights_text(s, inp, weights, weights_read))
-    if kv_known:
-        per_tok = _f(inp.kv_full) + _f(inp.kv_window)
-        capped = f" (sliding layers stop at {int(_f(inp.window)):,})" if _f(inp.kv_window) > 0 else ""
-        state = _f(inp.state_bytes)
-        held = (f"({per_tok:,.0f} bytes/token{capped} × {w.context + w.output_tokens:,} tokens + recurrent state "
-                f"{num(state / 1e6)} MB)" if state > 0 else
-                f"{per_tok:,.0f} bytes/token{capped} × {w.context + w.output_tokens:,} tokens")
-        step("KV cache", lambda: (
-            f"{held} × {w.streams} stream{'s' if w.streams > 1 else ''} = {num(kv / GB)} GB ({w.kv_cache.value})"
-            + ("; the state is read and rewritten every token" if state > 0 else "")
-        ))
-    else:
-        notes.append("No architecture given: the KV cache counts as zero, so long contexts look faster than they are.")
-        step("KV cache", lambda: "no layer/head shape given, so KV counts as zero")
+    per_tok = _f(inp.kv_full) + _f(inp.kv_window)
+    capped = f" (sliding layers stop at {int(_f(inp.window)):,})" if _f(inp.kv_window) > 0 else ""
+    state = _f(inp.state_bytes)
+    held = (f"({per_tok:,.0f} bytes/token{capped} × {w.context + w.output_tokens:,} tokens + recurrent state "
+            f"{num(state / 1e6)} MB)" if state > 0 else
+            f"{per_tok:,.0f} bytes/token{capped} × {w.context + w.output_tokens:,} tokens")
+    estimated = "" if kv_known else f"estimated from a typical shape ({shape_text(s.model)}): "
+    step("KV cache", lambda: (
+        f"{estimated}{held} × {w.streams} stream{'s' if w.streams > 1 else ''} = {num(kv / GB)} GB ({w.kv_cache.value})"
+        + ("; the state is read and rewritten every token" if state > 0 else "")
+    ))
+    if not kv_known:
+        notes.append(f"No architecture given: the KV cache and attention work are estimated from a typical shape for "
+                     f"a {num(s.model.total_params_b)} B model ({shape_text(s.model)}).")
+    if not hw.memory_known:
+        notes.append("Memory size not given: whether it fits is not checked.")
 
     fast_cap = hw.fast_capacity_gb * GB
     memory_line = (f"{num(weights / GB)} weights + {num(kv / GB)} KV + {num(overhead / GB)} overhead"
                    + (f" + {num(draft / GB)} draft" if draft else "")
-                   + f" = {num(total / GB)} GB against {num(fast_cap / GB)} GB fast memory")
+                   + (f" = {num(total / GB)} GB against {num(fast_cap / GB)} GB fast memory" if hw.memory_known
+                      else f" = {num(total / GB)} GB; memory size not given, so whether it fits is not checked"))
     host_stored = _f(out.host_stored)
     fits = bool(_f(out.fits))
     if not runs:
@@ -86,7 +90,8 @@ def _result(s: Scenario, inp: Inputs, out: Outputs, explain: bool = True) -> Res
                         f"{num(hw.host_capacity_gb)} GB: does not run")
         notes.append("Does not run: the model and its KV cache exceed fast and host memory together.")
     elif fits:
-        memory_line += f": fits, {num((fast_cap - total) / GB)} GB free"
+        if hw.memory_known:
+            memory_line += f": fits, {num((fast_cap - total) / GB)} GB free"
     else:
         memory_line += (f": {layers - on_device} of {layers} layers ({num(host_stored / GB)} GB) "
                         f"go to host memory — the offload cliff")
@@ -152,12 +157,13 @@ def _result(s: Scenario, inp: Inputs, out: Outputs, explain: bool = True) -> Res
         step("Feel", lambda: f"{num(decode or 0)} tok/s per stream: {FEEL_TEXT[cls]}")
 
     return Result(
-        runs=runs, fits=fits, decode_tok_s=decode, decode_low_tok_s=low, decode_high_tok_s=high,
+        runs=runs, fits=fits if hw.memory_known else None, decode_tok_s=decode, decode_low_tok_s=low,
+        decode_high_tok_s=high,
         decode_ceiling_tok_s=ceiling, aggregate_tok_s=aggregate, prefill_tok_s=prefill, ttft_s=ttft,
         inter_token_ms=itl, response_s=response, requests_per_hour=rph,
         weights_gb=weights / GB, weights_read_gb=weights_read / GB, kv_gb=kv / GB, kv_known=kv_known,
         overhead_gb=overhead / GB, draft_gb=draft / GB, total_gb=total / GB,
-        fast_capacity_gb=fast_cap / GB, host_capacity_gb=hw.host_capacity_gb,
+        fast_capacity_gb=fast_cap / GB if hw.memory_known else None, host_capacity_gb=hw.host_capacity_gb,
         offloaded_fraction=host_stored / _f(out.footprint) if _f(out.footprint) > 0 else 0.0,
         layers=layers, layers_on_device=on_device, eta=eta, compute_bound=compute_bound,
         bound=("compute" if compute_bound else "memory") if runs else None,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from enum import StrEnum
 from typing import Literal
 
@@ -35,9 +36,10 @@ class Hardware(Frozen):
     name: str = Field("Custom hardware", title="Name", max_length=200)
     kind: HardwareClass = Field(HardwareClass.DISCRETE_GPU, title="Class",
                                 description="Discrete GPU, unified memory (Apple, Strix Halo) or CPU only")
-    memory_gb: float = Field(24.0, gt=0, le=100_000, title="Memory", json_schema_extra={"unit": "GB"},
-                             description="Fast memory per device: VRAM, total unified memory, "
-                                         "or system RAM for CPU only")
+    memory_gb: float | None = Field(24.0, gt=0, le=100_000, title="Memory", json_schema_extra={"unit": "GB"},
+                                    description="Fast memory per device: VRAM, total unified memory, "
+                                                "or system RAM for CPU only; empty when not known (whether "
+                                                "a model fits is then not checked)")
     bandwidth_gbps: float = Field(1008.0, gt=0, le=100_000, title="Bandwidth", json_schema_extra={"unit": "GB/s"},
                                   description="Peak memory bandwidth of one device, from its datasheet")
     fp16_tflops: float = Field(165.0, gt=0, le=100_000, title="FP16 compute", json_schema_extra={"unit": "TFLOPS"},
@@ -71,8 +73,15 @@ class Hardware(Frozen):
 
     # --- derived pools -------------------------------------------------------------------
     @property
+    def memory_known(self) -> bool:
+        return self.memory_gb is not None
+
+    @property
     def fast_capacity_gb(self) -> float:
-        """Fast memory across all devices, before runtime overhead."""
+        """Fast memory across all devices, before runtime overhead (infinite when the size is not known:
+        nothing is then placed in host memory, and the result says the fit was not checked)."""
+        if self.memory_gb is None:
+            return math.inf
         return self.memory_gb * self.gpu_memory_fraction * self.devices
 
     @property
@@ -82,6 +91,8 @@ class Hardware(Frozen):
         if self.kind is HardwareClass.CPU:
             return 0.0
         if self.kind is HardwareClass.UNIFIED:
+            if self.memory_gb is None:
+                return 0.0
             return self.memory_gb * (1.0 - self.gpu_memory_fraction) * self.devices
         return self.host_memory_gb
 

@@ -14,6 +14,7 @@ from advisor.core.model import ModelArch
 from advisor.core.quant import KVPrecision
 from advisor.core.roofline import Inputs, Num
 from advisor.core.scenario import Scenario
+from advisor.core.shape import with_typical_shape
 from advisor.core.terms import Backend, BackendTerms, ClassTerms, MachineTerms
 from advisor.core.units import BILLION, GB, TFLOPS
 
@@ -170,7 +171,9 @@ def unfused_attn_eta(scenario: Scenario, calibration: Calibration | None = None)
 
 
 def model_terms(model: ModelArch, kv_cache: KVPrecision) -> dict[str, float]:
-    """The model's share of the roofline inputs, in parameters (times bytes per weight gives bytes)."""
+    """The model's share of the roofline inputs, in parameters (times bytes per weight gives bytes). A model
+    without a known shape gets a typical one for its size (advisor.core.shape), never a KV cache of zero."""
+    model = with_typical_shape(model)
     dense, experts, share = split_params(model)
     kv = kv_shape(model, kv_cache)
     layers = model.layers or UNKNOWN_LAYERS

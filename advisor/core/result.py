@@ -38,7 +38,7 @@ class StepTimes(Frozen):
 
 class Result(Frozen):
     runs: bool = Field(description="False when weights and KV exceed fast and host memory together")
-    fits: bool = Field(description="Everything sits in fast memory")
+    fits: bool | None = Field(description="Everything sits in fast memory; None when the memory size is not known")
     decode_tok_s: float | None = Field(description="Realistic per-stream decode, tok/s")
     decode_low_tok_s: float | None = Field(description="Low end of the realistic band, tok/s")
     decode_high_tok_s: float | None = Field(description="High end of the realistic band, tok/s")
@@ -53,11 +53,12 @@ class Result(Frozen):
     weights_read_gb: float = Field(description="Weight bytes read per token at batch 1 (active params, less an "
                                                "untied input embedding table, of which a token reads one row)")
     kv_gb: float = Field(description="KV cache held across all streams")
-    kv_known: bool = Field(description="False when the model has no shape and KV counts as zero")
+    kv_known: bool = Field(description="False when the model has no shape: the KV cache and attention work are "
+                                       "estimated from a typical shape for its size")
     overhead_gb: float
     draft_gb: float
     total_gb: float
-    fast_capacity_gb: float
+    fast_capacity_gb: float | None = Field(description="Fast memory usable, before overhead; None when not known")
     host_capacity_gb: float
     offloaded_fraction: float = Field(description="Share of the footprint placed in host memory")
     layers: int

@@ -143,8 +143,12 @@ def ceiling_text(s: Scenario, inp: Inputs, out: Outputs) -> str:
         return (f"{num(fast_read / GB)} GB ÷ {num(fast_bw / GB)} GB/s + {num(host_read / GB)} GB ÷ "
                 f"{num(first(inp.host_bw) / GB)} GB/s host = {ms(first(out.t_mem_ceiling))} per step "
                 f"→ {num(first(out.ceiling))} tok/s ceiling")
-    return (f"{num(fast_bw / GB)} GB/s ÷ {num(fast_read / GB)} GB read per step = "
-            f"{num(first(out.ceiling))} tok/s ceiling")
+    ceiling = num(first(out.ceiling))
+    text = f"{num(fast_bw / GB)} GB/s ÷ {num(fast_read / GB)} GB read per step = {ceiling} tok/s ceiling"
+    kv = first(out.fast_kv)
+    if kv > 0 and (alone := num(fast_bw / (fast_read - kv))) != ceiling:  # the weights-only figure, for comparison
+        text += f" (the weights alone: {alone} tok/s)"
+    return text
 
 
 def weights_text(s: Scenario, inp: Inputs, weights: float, weights_read: float) -> str:

@@ -14,6 +14,7 @@ from advisor.core.kv import kv_bytes, kv_shape
 from advisor.core.model import ModelArch
 from advisor.core.quant import KVPrecision, Quant
 from advisor.core.scenario import DEFAULT_FEEL_THRESHOLDS, Scenario, Speculative, Workload
+from advisor.core.units import GB
 
 GPU24 = Hardware(name="24 GB card", memory_gb=24, bandwidth_gbps=1000, fp16_tflops=165,
                  host_memory_gb=128, host_bandwidth_gbps=80)
@@ -160,10 +161,30 @@ def test_context_curve_cliff_where_kv_overflows() -> None:
     assert c.decode[first_over] < c.decode[first_over - 1]
 
 
-def test_no_architecture_kv_is_zero_and_said() -> None:
-    r = evaluate(scen(model=ModelArch(total_params_b=8)))
-    assert r.kv_gb == 0 and not r.kv_known
-    assert any("KV cache counts as zero" in n for n in r.notes)
+def test_no_architecture_kv_is_estimated_from_a_typical_shape_and_said() -> None:
+    """A model known only by its size gets a typical shape: a KV cache between half and twice the real
+    model's of that size (Llama 3.1 8B: 128 KiB per token at 16 bits), growing with context, and a note."""
+    bare = scen(model=ModelArch(total_params_b=8.03))
+    r = evaluate(bare)
+    assert not r.kv_known and any("estimated from a typical shape" in n for n in r.notes)
+    w = bare.workload
+    per_token = r.kv_gb * GB / ((w.context + w.output_tokens) * w.streams)
+    assert 0.5 * 131_072 < per_token < 2 * 131_072
+    longer = evaluate(bare.model_copy(update={"workload": w.model_copy(update={"context": w.context * 8})}))
+    assert longer.kv_gb > r.kv_gb * 4 and (longer.decode_tok_s or 0) < (r.decode_tok_s or 0)
+    assert any(s.label == "KV cache" and "estimated" in s.text for s in r.steps)
+
+
+def test_unknown_memory_is_not_checked() -> None:
+    """Custom hardware without a memory size: the numbers are given, the fit is not checked (no 'does not
+    run' from a made-up capacity), and a note says so. The seeds' H100 example: 3,350 GB/s ÷ 140 GB."""
+    hw = Hardware(bandwidth_gbps=3350, memory_gb=None)
+    s = Scenario(hardware=hw, model=ModelArch(total_params_b=70), quant=Quant(bits_per_weight=16),
+                 workload=Workload(efficiency=1.0, context=0))
+    r = evaluate(s)
+    assert r.runs and r.fits is None and r.fast_capacity_gb is None
+    assert r.decode_ceiling_tok_s == pytest.approx(3350 / 140, rel=2e-3)
+    assert any("Memory size not given" in n for n in r.notes)
 
 
 def test_long_context_stops_at_the_bandwidth_ceiling(monkeypatch: pytest.MonkeyPatch) -> None:

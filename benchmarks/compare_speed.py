@@ -33,7 +33,7 @@ def add_machine_latency(adds: int) -> list[float]:
     from PySide6.QtWidgets import QApplication
 
     from advisor.catalog.loader import load_catalog
-    from advisor.core.compare import machine_from_entry
+    from advisor.core.machines import machine_from_entry
     from advisor.defaults import default_session
     from advisor.ui.compare import open_compare_window
     from advisor.ui.main_window import MainWindow
@@ -66,7 +66,8 @@ def add_machine_latency(adds: int) -> list[float]:
 def budget_latency(rankings: int) -> tuple[list[float], int]:
     from advisor.catalog.convert import to_model, to_quant
     from advisor.catalog.loader import load_catalog
-    from advisor.core.compare import catalog_machines, rank_budget
+    from advisor.core.budget import rank_budget
+    from advisor.core.machines import catalog_machines
     from advisor.core.presets import PRESETS
     from advisor.core.scenario import Scenario
 

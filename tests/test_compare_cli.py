@@ -10,9 +10,9 @@ import pytest
 from advisor.catalog.convert import to_model, to_quant
 from advisor.catalog.loader import shipped_catalog
 from advisor.cli import main
-from advisor.core.compare import machine_from_entry, scenario_on
 from advisor.core.evaluate import evaluate
 from advisor.core.hardware import Hardware
+from advisor.core.machines import machine_from_entry, scenario_on
 from advisor.core.recommend import recommend
 from advisor.core.scenario import Scenario
 

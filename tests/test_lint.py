@@ -27,8 +27,9 @@ def test_mypy_clean() -> None:
 
 
 def test_core_and_catalog_import_no_qt() -> None:
-    code = ("import sys, advisor.core.evaluate, advisor.core.curves, advisor.core.recommend, advisor.core.compare, "
-            "advisor.catalog.loader, advisor.catalog.gguf_import, advisor.cli; "
+    code = ("import sys, advisor.core.evaluate, advisor.core.curves, advisor.core.recommend, advisor.core.budget, "
+            "advisor.core.upgrades, advisor.present.compare_text, advisor.present.budget_text, "
+            "advisor.present.upgrade_text, advisor.catalog.loader, advisor.catalog.gguf_import, advisor.cli; "
             "bad = [m for m in sys.modules if m.startswith(('PySide6', 'pyqtgraph'))]; print(bad); "
             "sys.exit(1 if bad else 0)")
     run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)

@@ -32,28 +32,25 @@ from advisor.cli.args import (
     validation_message,
 )
 from advisor.cli.errors import CliError
-from advisor.core.compare import (
-    KIND_TEXT,
-    MAX_MACHINES,
-    PRICE_NOTE,
-    TABLE_COLUMNS,
-    Comparison,
-    Machine,
-    Option,
-    Plan,
-    catalog_machines,
-    compare,
-    machine_from_entry,
-    rank_budget,
-    rate,
-    table_cells,
-    unique_label,
-    what_would_it_take,
-)
+from advisor.core.budget import rank_budget
+from advisor.core.comparison import Comparison, compare
 from advisor.core.fmt import num
 from advisor.core.hardware import Hardware, HardwareClass
+from advisor.core.machines import MAX_MACHINES, Machine, catalog_machines, machine_from_entry, unique_label
 from advisor.core.presets import PRESETS, preset_changes
 from advisor.core.scenario import Scenario, Workload
+from advisor.core.upgrades import Option, Plan, what_would_it_take
+from advisor.present.budget_text import budget_reason, ranking_data
+from advisor.present.compare_text import (
+    TABLE_COLUMNS,
+    comparison_data,
+    comparison_verdict,
+    model_quant,
+    row_verdict,
+    table_cells,
+)
+from advisor.present.figures import PRICE_NOTE, rate
+from advisor.present.upgrade_text import KIND_TEXT, option_description, plan_data
 
 # Raw hardware flags that make sense for every machine in a comparison (the host around the cards).
 SHARED_HARDWARE = {"host_memory_gb", "host_bandwidth_gbps", "host_link_gbps", "split"}
@@ -195,12 +192,12 @@ def comparison_text(c: Comparison, s: Scenario) -> str:
     head = f"{c.model_name} · {c.quant_name} · {workload_line(s)}"
     keys = [k for k, _ in TABLE_COLUMNS if k != "verdict"]
     titles = dict(TABLE_COLUMNS)
-    cells = [table_cells(r) for r in c.rows]
+    cells = [table_cells(r, c.threshold_tok_s) for r in c.rows]
     lines = [head, "=" * len(head), ""]
     lines += _table([titles[k] for k in keys], [[cell[k] for k in keys] for cell in cells],
                     right={i for i, k in enumerate(keys) if k not in ("machine", "largest")})
-    lines += ["", f"Verdict: {c.verdict}", ""]
-    lines += [f"  {r.label}: {r.verdict}" for r in c.rows]
+    lines += ["", f"Verdict: {comparison_verdict(c)}", ""]
+    lines += [f"  {r.label}: {row_verdict(r, model_quant(c), c.threshold_tok_s)}" for r in c.rows]
     lines += ["", f"note: {PRICE_NOTE}"]
     return "\n".join(lines)
 
@@ -215,7 +212,7 @@ def option_line(o: Option, cost_prefix: str = "") -> str:
     speed = "does not run" if o.decode_tok_s is None else f"{num(o.decode_tok_s)} tok/s"
     ttft = f", TTFT {num(o.ttft_s)} s" if o.ttft_s is not None else ""
     cost = "price unknown" if o.cost_usd is None else f"{cost_prefix}${o.cost_usd:,.0f}"
-    return f"{o.description} ({cost}) → {speed}{ttft}"
+    return f"{option_description(o)} ({cost}) → {speed}{ttft}"
 
 
 def _option_table(options: tuple[Option, ...]) -> list[str]:
@@ -289,7 +286,7 @@ def cmd_compare(args: argparse.Namespace, catalog: Catalog) -> int:
     models, quants = _pools(catalog)
     c = compare(machines, base, models, quants, published=catalog.published)
     if args.json:
-        out = c.model_dump(mode="json")
+        out = comparison_data(c)
         out["workload"] = base.workload.model_dump(mode="json")
         out["machines"] = [m.model_dump(mode="json") for m in machines]
         print(json.dumps(out, indent=2))
@@ -304,7 +301,7 @@ def cmd_budget(args: argparse.Namespace, catalog: Catalog) -> int:
     models, quants = _pools(catalog, args.quants)
     r = rank_budget(machines, base, models, quants, args.max_price, top=args.top)
     if args.json:
-        print(r.model_dump_json(indent=2))
+        print(json.dumps(ranking_data(r), indent=2, ensure_ascii=False))
         return 0
     head = f"Best under ${args.max_price:,.0f} · {workload_line(base)}"
     lines = [head, "=" * len(head), ""]
@@ -315,7 +312,7 @@ def cmd_budget(args: argparse.Namespace, catalog: Catalog) -> int:
         what = ("nothing interactive" if big is None
                 else f"{big.model_name} {big.quant_name} at {num(big.decode_tok_s)} tok/s")
         lines.append(f"{x.rank:>3}. {x.machine.label} — {price_text(x.machine)} — {what}")
-        lines.append(f"     {x.reason}")
+        lines.append(f"     {budget_reason(x, r.threshold_tok_s)}")
     lines += ["", f"note: {PRICE_NOTE}" + (f" Each GPU machine includes ${args.pc_price:,.0f} for the PC."
                                            if args.pc_price else "")]
     if r.over_budget:
@@ -332,7 +329,7 @@ def cmd_what_would_it_take(args: argparse.Namespace, catalog: Catalog) -> int:
     machines = catalog_machines(catalog.hardware.values(), () if args.no_sets else (2, 4), args.pc_price)
     plan = what_would_it_take(s, args.tok_s, machines, target_ttft_s=args.ttft, current=current, limit=args.top)
     if args.json:
-        print(plan.model_dump_json(indent=2))
+        print(json.dumps(plan_data(plan), indent=2, ensure_ascii=False))
     else:
         print(plan_text(plan, s))
     return 0

@@ -3,36 +3,37 @@ against the recommender machine by machine, and what-would-it-take against brute
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from pydantic import ValidationError
 
 from advisor.catalog.convert import to_model, to_quant
 from advisor.catalog.loader import shipped_catalog
-from advisor.core.compare import (
-    CompareSetup,
-    Machine,
-    _dense_picks,
-    _loop_grid,
-    best_picks,
-    catalog_machines,
-    compare,
-    compare_row,
-    machine_from_entry,
-    machine_grid,
-    pool,
-    published_tip,
-    rank_budget,
-    scenario_on,
-    table_cells,
-    upgrade_candidates,
-    what_would_it_take,
-    with_devices,
-)
+from advisor.core import machine_grid as grid_module
+from advisor.core.budget import StopReason, best_picks, dense_picks, rank_budget
+from advisor.core.comparison import compare, compare_row, pool
 from advisor.core.evaluate import evaluate
+from advisor.core.hardware import Hardware
+from advisor.core.machine_grid import machine_grid
+from advisor.core.machines import CompareSetup, Machine, catalog_machines, machine_from_entry, scenario_on, with_devices
+from advisor.core.model import ModelArch
 from advisor.core.presets import PRESETS
-from advisor.core.recommend import recommend
+from advisor.core.quant import Quant
+from advisor.core.recommend import Grid, recommend, solve_grid
 from advisor.core.scenario import Scenario
+from advisor.core.upgrades import upgrade_candidates, what_would_it_take
+from advisor.present.budget_text import budget_reason
+from advisor.present.compare_text import (
+    comparison_verdict,
+    model_quant,
+    published_tip,
+    row_verdict,
+    short_verdict,
+    table_cells,
+)
+from advisor.present.upgrade_text import option_description
 
 CAT = shipped_catalog()
 MODELS = [(k, to_model(m)) for k, m in CAT.models.items()]
@@ -43,6 +44,13 @@ HW = CAT.hardware
 def base(model: str = "llama-3.3-70b", quant: str = "q4_k_m", **workload: object) -> Scenario:
     s = Scenario(model=to_model(CAT.models[model]), quant=to_quant(CAT.quants[quant]))
     return s.model_copy(update={"workload": s.workload.model_copy(update=workload)}) if workload else s
+
+
+def grid_per_machine(b: Scenario, hardware: list[Hardware], models: list[ModelArch], quants: list[Quant]) -> Grid:
+    """The reference the stacked solve must equal: one `solve_grid` per machine."""
+    grids = [solve_grid(scenario_on(b, h), models, quants) for h in hardware]
+    return Grid(decode=np.stack([g.decode for g in grids]), fits=np.stack([g.fits for g in grids]),
+                runs=np.stack([g.runs for g in grids]), total_gb=np.stack([g.total_gb for g in grids]))
 
 
 def test_multi_gpu_set_is_priced_and_powered_per_card() -> None:
@@ -87,7 +95,7 @@ def test_row_matches_evaluate_and_recommend(spec: tuple[str, int]) -> None:
     assert row.tok_s_per_k_usd == pytest.approx(r.decode_tok_s / (m.price_usd / 1000))
     if m.power_w:
         assert row.tok_s_per_w == pytest.approx(r.decode_tok_s / m.power_w)
-    assert table_cells(row)["decode_tok_s"] != "—"
+    assert table_cells(row, b.workload.interactive_tok_s)["decode_tok_s"] != "—"
 
 
 def test_verdict_names_the_winner_and_the_cards_that_cannot_hold_it() -> None:
@@ -95,17 +103,20 @@ def test_verdict_names_the_winner_and_the_cards_that_cannot_hold_it() -> None:
     c = compare(ms, base(), MODELS, QUANTS)
     two = c.rows[1]
     assert two.fits and two.interactive and not c.rows[0].fits and not c.rows[2].fits
-    assert c.verdict.startswith(f"2× RTX 3090 runs Llama 3.3 70B Q4_K_M at {two.decode_tok_s:.1f}")
-    assert "the 24 GB cards (RTX 3090 and RTX 4090) cannot hold it" in c.verdict
-    assert c.rows[0].verdict.startswith("cannot hold Llama 3.3 70B Q4_K_M in 24 GB")
-    assert c.rows[1].short_verdict == f"fits: {two.decode_tok_s:.1f} tok/s"
+    verdict = comparison_verdict(c)
+    assert verdict.startswith(f"2× RTX 3090 runs Llama 3.3 70B Q4_K_M at {two.decode_tok_s:.1f}")
+    assert "the 24 GB cards (RTX 3090 and RTX 4090) cannot hold it" in verdict
+    assert row_verdict(c.rows[0], model_quant(c), c.threshold_tok_s).startswith(
+        "cannot hold Llama 3.3 70B Q4_K_M in 24 GB")
+    assert short_verdict(c.rows[1], c.threshold_tok_s) == f"fits: {two.decode_tok_s:.1f} tok/s"
 
 
 def test_verdict_when_nothing_holds_it() -> None:
     ms = [machine_from_entry(HW["rtx-4060-ti-8gb"]), machine_from_entry(HW["rtx-3070"])]
     c = compare(ms, base("llama-3.1-405b"), MODELS, QUANTS)
     assert not any(r.fits for r in c.rows)
-    assert "405B" in c.verdict and ("None of these" in c.verdict or "none holds" in c.verdict.lower())
+    verdict = comparison_verdict(c)
+    assert "405B" in verdict and ("None of these" in verdict or "none holds" in verdict.lower())
 
 
 def test_machine_grid_is_solve_grid_with_a_machine_axis() -> None:
@@ -113,10 +124,32 @@ def test_machine_grid_is_solve_grid_with_a_machine_axis() -> None:
     machines = catalog_machines(HW.values())
     hw = [m.hardware for m in machines]
     ms, qs = [m for _, m in MODELS], [q for _, q in pool(QUANTS, b.workload)]
-    fast, slow = machine_grid(b, hw, ms, qs), _loop_grid(b, hw, ms, qs)
+    fast, slow = machine_grid(b, hw, ms, qs), grid_per_machine(b, hw, ms, qs)
     assert fast.decode.shape == (len(hw), len(ms), len(qs))
     assert np.allclose(fast.decode, slow.decode) and np.array_equal(fast.fits, slow.fits)
     assert np.array_equal(fast.runs, slow.runs) and np.allclose(fast.total_gb, slow.total_gb)
+
+
+def test_machine_grid_is_one_solve_and_refuses_what_it_cannot_stack(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fast path runs: the whole catalog is one call of the roofline's solve; an input that is not
+    one number per machine is an error, not a slower answer."""
+    real_solve, real_build = grid_module.solve, grid_module.build_inputs
+    calls: list[object] = []
+
+    def counted(inputs: object) -> object:
+        calls.append(inputs)
+        return real_solve(inputs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(grid_module, "solve", counted)
+    b = base()
+    hw = [m.hardware for m in catalog_machines(HW.values())]
+    ms, qs = [m for _, m in MODELS[:5]], [q for _, q in QUANTS[:3]]
+    assert machine_grid(b, hw, ms, qs).decode.shape == (len(hw), 5, 3)
+    assert len(calls) == 1
+    monkeypatch.setattr(grid_module, "build_inputs",
+                        lambda s: dataclasses.replace(real_build(s), context=np.array([1024.0, 4096.0])))
+    with pytest.raises(ValueError, match="'context' is not one number per machine"):
+        machine_grid(b, hw[:2], ms, qs)
 
 
 @pytest.mark.parametrize("preset", list(PRESETS))
@@ -127,8 +160,8 @@ def test_staged_picks_equal_the_full_grid(preset: str) -> None:
     params = np.array([m.total_params_b for _, m in MODELS])
     bits = np.array([q.bits_per_weight for _, q in qs])
     staged = best_picks(b, [m.hardware for m in machines], MODELS, qs)
-    dense = _dense_picks(_loop_grid(b, [m.hardware for m in machines], [m for _, m in MODELS], [q for _, q in qs]),
-                         params, bits, b.workload.interactive_tok_s)
+    dense = dense_picks(grid_per_machine(b, [m.hardware for m in machines], [m for _, m in MODELS],
+                                         [q for _, q in qs]), params, bits, b.workload.interactive_tok_s)
     assert np.array_equal(staged.has, dense.has)
     assert np.array_equal(staged.model[staged.has], dense.model[dense.has])
     assert np.array_equal(staged.quant[staged.has], dense.quant[dense.has])
@@ -148,14 +181,22 @@ def test_budget_ranking_agrees_with_the_recommender() -> None:
     assert keys == sorted(keys, key=lambda k: (-k[0], -k[1]))
     for x in r.ranked:
         pick = recommend(scenario_on(b, x.machine.hardware), MODELS, QUANTS, runner_ups=0).pick
+        reason = budget_reason(x, r.threshold_tok_s)
         if pick is None:
-            assert x.largest is None and x.reason.startswith("nothing")
+            assert x.largest is None and reason.startswith("nothing")
             continue
         assert x.largest is not None
         assert (x.largest.model_key, x.largest.quant_key) == (pick.model_key, pick.quant_key)
         assert x.largest.decode_tok_s == pytest.approx(pick.decode_tok_s)
         assert x.largest.decode_tok_s >= 20.0  # the coding preset's threshold
-        assert x.reason.startswith("uses ")
+        assert reason.startswith("uses ")
+        nxt = x.next_model
+        if nxt is None:
+            assert x.stop is StopReason.LARGEST
+        else:
+            assert nxt.total_params_b > x.largest.total_params_b
+            assert x.stop is (StopReason.TOO_SLOW if nxt.fits else StopReason.TOO_BIG)
+            assert nxt.decode_tok_s is None if not nxt.fits else nxt.decode_tok_s < b.workload.interactive_tok_s
     top = r.ranked[0]
     assert top.tok_s_per_k_usd == pytest.approx(top.largest.decode_tok_s / (top.machine.price_usd / 1000))
 
@@ -203,6 +244,20 @@ def test_smallest_upgrade_for_a_4090_is_a_second_card() -> None:
     assert any(o.kind == "more_ram_channels" and not o.meets for o in plan.short)
 
 
+def test_options_say_what_they_change() -> None:
+    plan = what_would_it_take(base(), 15.0, catalog_machines(HW.values()), current=machine_from_entry(HW["rtx-4090"]))
+    up = plan.smallest_upgrade
+    assert up is not None and (up.change.cards_before, up.change.cards_after) == (1, 2)
+    assert option_description(up) == "add 1 more card: 2 in tensor split"
+    ram = next(o for o in plan.short if o.kind == "more_ram_channels")
+    assert ram.change.part is not None and ram.change.host_bandwidth_before_gbps == HW["rtx-4090"].host_bandwidth_gbps
+    assert option_description(ram) == (f"move the card to {ram.change.part}: system RAM "
+                                       f"{HW['rtx-4090'].host_bandwidth_gbps:,.0f} → "
+                                       f"{ram.change.part_bandwidth_gbps:,.0f} GB/s")
+    assert ram.machine.hardware.host_bandwidth_gbps == ram.change.part_bandwidth_gbps
+    assert all(option_description(o) == o.machine.label for o in plan.cheapest)
+
+
 def test_upgrade_kinds_by_machine_class() -> None:
     singles = [m for m in catalog_machines(HW.values()) if m.devices == 1]
     cpu = {k for k, *_ in upgrade_candidates(machine_from_entry(HW["desktop-ddr5-5600-2ch-64gb"]), singles)}
@@ -237,14 +292,15 @@ def test_each_row_carries_the_machines_published_record() -> None:
     assert m1.published_runs == 12 == len(ratios)
     assert m1.published_median == pytest.approx((ratios[5] + ratios[6]) / 2)
     assert (m1.published_low, m1.published_high) == (ratios[0], ratios[-1])
-    assert table_cells(m1)["published"] == f"{m1.published_median:.2f} (12 runs)"
+    assert table_cells(m1, base.workload.interactive_tok_s)["published"] == f"{m1.published_median:.2f} (12 runs)"
     assert published_tip(m1).endswith(f"(median, from {ratios[0]:.2f} to {ratios[-1]:.2f})")
     # a machine with no published runs, or no catalog id (an edited copy), says so with a dash
     none = compare_row(machine_from_entry(HW["rtx-5080"]), base, MODELS, qs, CAT.published)
     edited = compare_row(machine_from_entry(HW["m1-max-32c-64gb"]).model_copy(update={"catalog_id": None}),
                          base, MODELS, qs, CAT.published)
     assert none.published_runs == edited.published_runs == 0
-    assert table_cells(none)["published"] == table_cells(edited)["published"] == "—"
+    threshold = base.workload.interactive_tok_s
+    assert table_cells(none, threshold)["published"] == table_cells(edited, threshold)["published"] == "—"
     # two cards of a kind are their own machine: 2x RTX 3090 runs from the May 2024 table
     pair = compare_row(with_devices(machine_from_entry(HW["rtx-3090"]), 2), base, MODELS, qs, CAT.published)
     assert pair.published_runs == sum(1 for r in CAT.published if r.hardware_id == "rtx-3090" and r.devices == 2

@@ -14,9 +14,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QMessageBox
 
-from advisor.core.compare import compare_row, pool, scenario_on, table_cells
+from advisor.core.comparison import compare_row, pool
 from advisor.core.curves import curve
 from advisor.core.evaluate import evaluate
+from advisor.core.machines import scenario_on
+from advisor.present.compare_text import table_cells
 from advisor.ui import theme
 from advisor.ui.compare import open_compare_window
 from advisor.ui.compare.state import CURVE_POINTS
@@ -56,7 +58,7 @@ def assert_matches_core(cw: CompareWindow) -> None:
     qs = pool(store.quants, base.workload)
     for r, m in enumerate(store.setup.machines):
         expected = compare_row(m, base, store.models, qs, store.catalog.published)
-        cells = table_cells(expected)
+        cells = table_cells(expected, base.workload.interactive_tok_s)
         assert cw.table.item(r, 9).text() == cells["published"]
         assert cw.table.item(r, 0).text() == m.label
         assert cw.table.item(r, 4).text() == cells["decode_tok_s"]

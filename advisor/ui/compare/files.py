@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from advisor.core.compare import CompareSetup
+from advisor.core.machines import CompareSetup
 from advisor.json_files import read_json, validate, write_model
 
 COMPARE_FILTER = "Advisor comparison (*.json)"

@@ -23,9 +23,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from advisor.core.compare import MAX_MACHINES, Machine, machine_from_entry, short_name
 from advisor.core.fmt import num
 from advisor.core.hardware import HARDWARE_CLASS_LABELS, Hardware, HardwareClass
+from advisor.core.machines import MAX_MACHINES, Machine, machine_from_entry
+from advisor.present.figures import short_name
 from advisor.ui.compare.state import CompareSnapshot, CompareStore
 from advisor.ui.fields import read_value, show_value, spin_for
 from advisor.ui.panels.catalog_list import CatalogList

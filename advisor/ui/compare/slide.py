@@ -20,8 +20,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from advisor.core.compare import PRICE_NOTE, TABLE_COLUMNS, csv_rows, published_tip, rate, table_cells
 from advisor.core.curves import AXES
+from advisor.present.compare_text import TABLE_COLUMNS, comparison_verdict, csv_rows, published_tip, table_cells
+from advisor.present.figures import PRICE_NOTE, rate
 from advisor.ui import theme
 from advisor.ui.compare.plots import ComparePlot, legend_html
 from advisor.ui.compare.state import CompareSnapshot
@@ -72,7 +73,7 @@ def fill_table(table: QTableWidget, snap: CompareSnapshot, icons: bool = True) -
     table.setHorizontalHeaderLabels([two_lines(title) for _, title in TABLE_COLUMNS])
     table.setRowCount(len(rows))
     for r, row in enumerate(rows):
-        cells = table_cells(row)
+        cells = table_cells(row, snap.comparison.threshold_tok_s)
         for c, (key, _) in enumerate(TABLE_COLUMNS):
             item = QTableWidgetItem(cells[key])
             item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEditable)
@@ -97,7 +98,7 @@ class SlideWidget(QWidget):
         title.setFont(QFont(theme.FONT, 26, QFont.Weight.Bold))
         sub = QLabel(scenario_line(snap, with_model=False))
         sub.setFont(QFont(theme.FONT, 15))
-        verdict = QLabel(snap.comparison.verdict)
+        verdict = QLabel(comparison_verdict(snap.comparison))
         verdict.setWordWrap(True)
         verdict.setFont(QFont(theme.FONT, 16, QFont.Weight.Bold))
         legend = QLabel(legend_text(snap, 14))

@@ -12,19 +12,9 @@ from PySide6.QtCore import QObject, Signal
 
 from advisor.catalog.convert import to_model, to_quant
 from advisor.catalog.loader import Catalog
-from advisor.core.compare import (
-    MAX_MACHINES,
-    CompareRow,
-    CompareSetup,
-    Comparison,
-    Machine,
-    compare,
-    compare_row,
-    pool,
-    unique_label,
-    with_devices,
-)
+from advisor.core.comparison import CompareRow, Comparison, compare, compare_row, pool
 from advisor.core.curves import AXES, Axis, Curve, curve
+from advisor.core.machines import MAX_MACHINES, CompareSetup, Machine, unique_label, with_devices
 from advisor.core.presets import preset_changes
 from advisor.core.scenario import Scenario
 from advisor.ui import theme

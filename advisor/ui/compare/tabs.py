@@ -22,26 +22,20 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from advisor.core.compare import (
-    KIND_TEXT,
-    PRICE_NOTE,
-    BudgetRanking,
-    Machine,
-    Option,
-    Plan,
-    catalog_machines,
-    rank_budget,
-    rate,
-    what_would_it_take,
-)
+from advisor.core.budget import BudgetRanking, rank_budget
 from advisor.core.fmt import num
+from advisor.core.machines import Machine, catalog_machines
+from advisor.core.upgrades import Option, Plan, what_would_it_take
+from advisor.present.budget_text import budget_reason
+from advisor.present.figures import PRICE_NOTE, price_text, rate
+from advisor.present.upgrade_text import KIND_TEXT, option_description
 from advisor.ui.compare.state import CompareSnapshot, CompareStore
 
 MACHINE_ROLE = Qt.ItemDataRole.UserRole
 
 
 def _price(m: Machine) -> str:
-    return "—" if m.price_usd is None else f"{'~' if m.price_estimate else ''}${m.price_usd:,.0f}"
+    return price_text(m.price_usd, m.price_estimate)
 
 
 def _cell(text: str, machine: Machine | None = None, right: bool = False, tip: str = "") -> QTableWidgetItem:
@@ -194,6 +188,7 @@ class BudgetTab(_Tab):
         self.table.setRowCount(len(r.ranked))
         for row, x in enumerate(r.ranked):
             big = x.largest
+            reason = budget_reason(x, r.threshold_tok_s)
             cells = [
                 _cell(str(x.rank), x.machine, right=True),
                 _cell(x.machine.label, tip=x.machine.label),
@@ -201,7 +196,7 @@ class BudgetTab(_Tab):
                 _cell("nothing interactive" if big is None else f"{big.model_name} {big.quant_name}"),
                 _cell("—" if big is None else num(big.decode_tok_s), right=True),
                 _cell("—" if x.tok_s_per_k_usd is None else num(x.tok_s_per_k_usd), right=True),
-                _cell(x.reason, tip=x.reason),
+                _cell(reason, tip=reason),
             ]
             for col, item in enumerate(cells):
                 self.table.setItem(row, col, item)
@@ -339,7 +334,8 @@ class TakeTab(_Tab):
                 u = p.upgrades[0]
                 cost = "price unknown" if u.cost_usd is None else f"${u.cost_usd:,.0f}"
                 self.current.setText(f"<b>{escape(c.machine.label)}</b> {now}. Smallest upgrade that reaches it: "
-                                     f"<b>{escape(u.description)}</b> ({cost}), {num(u.decode_tok_s or 0)} tok/s.")
+                                     f"<b>{escape(option_description(u))}</b> ({cost}), "
+                                     f"{num(u.decode_tok_s or 0)} tok/s.")
             else:
                 self.current.setText(f"<b>{escape(c.machine.label)}</b> {now}. No single upgrade in the catalog "
                                      "reaches it; below, the best each kind of upgrade can do.")
@@ -347,8 +343,9 @@ class TakeTab(_Tab):
                 options = list(p.upgrades) + list(p.short)
         self.upgrades.setRowCount(len(options))
         for row, o in enumerate(options):
+            desc = option_description(o)
             for col, item in enumerate([
-                _cell(f"{KIND_TEXT[o.kind]}: {o.description}", o.machine, tip=o.description),
+                _cell(f"{KIND_TEXT[o.kind]}: {desc}", o.machine, tip=desc),
                 _cell("price unknown" if o.cost_usd is None else f"${o.cost_usd:,.0f}", right=True),
                 _cell("does not run" if o.decode_tok_s is None else num(o.decode_tok_s), right=True),
                 _cell("—" if o.ttft_s is None else f"{num(o.ttft_s)} s", right=True),

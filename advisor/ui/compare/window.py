@@ -28,11 +28,13 @@ from PySide6.QtWidgets import (
 )
 
 from advisor.catalog.loader import Catalog
-from advisor.core.compare import PRICE_NOTE, CompareSetup, Machine
 from advisor.core.curves import AXES, Axis
 from advisor.core.hardware import Hardware
+from advisor.core.machines import CompareSetup, Machine
 from advisor.core.presets import PRESETS
 from advisor.core.scenario import Workload
+from advisor.present.compare_text import comparison_verdict
+from advisor.present.figures import PRICE_NOTE
 from advisor.session import Session
 from advisor.ui import export
 from advisor.ui.compare.files import COMPARE_FILTER, CompareFileError, load_setup, save_setup
@@ -268,7 +270,7 @@ class CompareWindow(SavesToFile, QMainWindow):
         for c in range(self.table.columnCount() - 1):
             head.setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
         head.setSectionResizeMode(self.table.columnCount() - 1, QHeaderView.ResizeMode.Stretch)
-        self.verdict.setText(escape(snap.comparison.verdict))
+        self.verdict.setText(escape(comparison_verdict(snap.comparison)))
         name = self.current_file.name if self.current_file else "unsaved"
         self.setWindowTitle(f"Compare machines ({name}) — LLM speed advisor")
 

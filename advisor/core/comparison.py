@@ -1,0 +1,129 @@
+"""Machines side by side, as numbers: for one model, quant and workload, each machine's speed, fit,
+value for money, the largest catalog model it keeps interactive, and how the model did on the runs
+published on it. advisor.present.compare_text words and tabulates these rows.
+
+Every number comes from `evaluate` and `recommend`; tests hold the rows to them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic import Field
+
+from advisor.core.base import Frozen
+from advisor.core.evaluate import evaluate
+from advisor.core.hardware import HardwareClass
+from advisor.core.machines import Machine, Origin, scenario_on
+from advisor.core.model import ModelArch
+from advisor.core.published import Published, Setup, machine_record
+from advisor.core.quant import Quant
+from advisor.core.recommend import Recommendation, recommend
+from advisor.core.scenario import Scenario, Workload
+
+ModelList = Sequence[tuple[str, ModelArch]]
+QuantList = Sequence[tuple[str, Quant]]
+
+
+class Largest(Frozen):
+    """The largest catalog model that fits fast memory and stays interactive (the recommender's pick)."""
+
+    model_key: str
+    model_name: str
+    quant_key: str
+    quant_name: str
+    total_params_b: float
+    decode_tok_s: float
+    total_gb: float
+
+
+class CompareRow(Frozen):
+    """One machine on the chosen model. `runs`, `fits` and `interactive` say how far it gets: it runs
+    at all (fast and system memory together hold it), it fits fast memory, and it reaches the
+    workload's interactive speed."""
+
+    label: str
+    catalog_id: str | None
+    origin: Origin
+    kind: HardwareClass
+    devices: int
+    price_usd: float | None
+    price_estimate: bool
+    power_w: float | None
+    memory_gb: float = Field(description="Fast memory across all devices")
+    host_gb: float
+    bandwidth_gbps: float = Field(description="Datasheet bandwidth weights stream from (summed under tensor split)")
+    runs: bool
+    fits: bool
+    interactive: bool
+    decode_tok_s: float | None
+    ttft_s: float | None
+    total_gb: float
+    offloaded_fraction: float
+    largest: Largest | None
+    tok_s_per_k_usd: float | None
+    tok_s_per_w: float | None
+    published_runs: int = Field(0, description="Published decode runs on this catalog machine")
+    published_median: float | None = Field(None, description="Measured ÷ model over those runs, median")
+    published_low: float | None = None
+    published_high: float | None = None
+
+
+class Comparison(Frozen):
+    model_name: str
+    quant_name: str
+    context: int
+    prompt_tokens: int
+    streams: int
+    threshold_tok_s: float
+    rows: tuple[CompareRow, ...]
+
+
+def largest_interactive(rec: Recommendation) -> Largest | None:
+    p = rec.pick
+    if p is None:
+        return None
+    return Largest(model_key=p.model_key, model_name=p.model_name, quant_key=p.quant_key, quant_name=p.quant_name,
+                   total_params_b=p.total_params_b, decode_tok_s=p.decode_tok_s, total_gb=p.total_gb)
+
+
+def pool(quants: QuantList, workload: Workload) -> list[tuple[str, Quant]]:
+    """Quants the recommender considers: at or above the quality floor."""
+    return [(k, q) for k, q in quants if q.bits_per_weight >= workload.min_bits]
+
+
+def compare_row(machine: Machine, base: Scenario, models: ModelList, quants: QuantList,
+                published: Sequence[Published] = ()) -> CompareRow:
+    """One machine's row: the chosen model at the chosen context and prompt, the largest catalog
+    model that stays interactive (via the recommender), and how the model did on the runs published
+    on that catalog machine."""
+    s = scenario_on(base, machine.hardware)
+    record = machine_record(published, Setup(s, machine.catalog_id, None, None))
+    r = evaluate(s)
+    rec = recommend(s, list(models), list(quants), runner_ups=0)
+    d = r.decode_tok_s if r.runs else None
+    hw = machine.hardware
+    return CompareRow(
+        label=machine.label, catalog_id=machine.catalog_id, origin=machine.origin, kind=hw.kind, devices=hw.devices,
+        price_usd=machine.price_usd, price_estimate=machine.price_estimate, power_w=machine.power_w,
+        memory_gb=hw.fast_capacity_gb, host_gb=hw.host_capacity_gb, bandwidth_gbps=hw.fast_bandwidth_gbps,
+        runs=r.runs, fits=r.fits, interactive=r.interactive, decode_tok_s=d, ttft_s=r.ttft_s,
+        total_gb=r.total_gb, offloaded_fraction=r.offloaded_fraction, largest=largest_interactive(rec),
+        tok_s_per_k_usd=d / (machine.price_usd / 1000) if d and machine.price_usd else None,
+        tok_s_per_w=d / machine.power_w if d and machine.power_w else None,
+        published_runs=record.runs if record else 0, published_median=record.median if record else None,
+        published_low=record.low if record else None, published_high=record.high if record else None,
+    )
+
+
+def compare(machines: Sequence[Machine], base: Scenario, models: ModelList, quants: QuantList,
+            rows: Sequence[CompareRow] | None = None, published: Sequence[Published] = ()) -> Comparison:
+    """The table for the base scenario's model, quant and workload on each machine. Pass `rows` to
+    reuse rows already computed (the window caches them per machine)."""
+    w = base.workload
+    qs = pool(quants, w)
+    rows = tuple(rows) if rows is not None else tuple(compare_row(m, base, models, qs, published)
+                                                      for m in machines)
+    return Comparison(model_name=base.model.name, quant_name=base.quant.name, context=w.context,
+                      prompt_tokens=w.prompt_tokens, streams=w.streams, threshold_tok_s=w.interactive_tok_s,
+                      rows=rows)

@@ -1,0 +1,169 @@
+"""Machines to buy or compare: one configuration with its price and power, multi-GPU sets of a
+catalog card, and a saved comparison.
+
+Catalog entries come in as `Hardware` objects (catalog entries subclass it) and their price and
+power are read by attribute, so the core never imports the catalog.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from advisor.core.base import Frozen
+from advisor.core.hardware import Hardware, HardwareClass
+from advisor.core.model import ModelArch
+from advisor.core.quant import Quant
+from advisor.core.scenario import Scenario, Workload
+
+MAX_MACHINES = 6
+SET_SIZES = (2, 4)  # multi-GPU sets the catalog ranking adds for every discrete GPU
+COMPARE_SCHEMA_VERSION = 1
+
+Origin = Literal["catalog", "set", "current", "edited"]
+_COUNT_PREFIX = re.compile(r"^\d+× ")
+
+
+class Machine(Frozen):
+    """One configuration to compare: the hardware the core evaluates, plus what it costs and draws.
+
+    Price and power are for the whole configuration (a 2× set costs two cards). GPU prices are the
+    card alone; Macs, mini PCs and CPU entries are whole machines."""
+
+    label: str = Field(min_length=1, max_length=200)
+    hardware: Hardware
+    price_usd: float | None = Field(None, gt=0, le=100_000_000)
+    price_estimate: bool = True
+    power_w: float | None = Field(None, gt=0, le=10_000_000)
+    catalog_id: str | None = Field(None, max_length=80)
+    origin: Origin = "catalog"
+
+    @property
+    def devices(self) -> int:
+        return self.hardware.devices
+
+    @property
+    def unit_price_usd(self) -> float | None:
+        return self.price_usd / self.devices if self.price_usd is not None else None
+
+
+def set_label(name: str, count: int) -> str:
+    return name if count == 1 else f"{count}× {name}"
+
+
+def single_name(name: str) -> str:
+    """'2× NVIDIA GeForce RTX 3090' -> 'NVIDIA GeForce RTX 3090': one card of a set."""
+    return _COUNT_PREFIX.sub("", name)
+
+
+def plain_hardware(entry: Hardware) -> Hardware:
+    """A catalog entry (or any Hardware subclass) as the core's plain Hardware."""
+    if type(entry) is Hardware:
+        return entry
+    return Hardware.model_validate(entry.model_dump(include=set(Hardware.model_fields)))
+
+
+def machine_from_entry(entry: Hardware, count: int = 1, split: Literal["tensor", "layer"] = "tensor",
+                       label: str | None = None, origin: Origin | None = None) -> Machine:
+    """A catalog entry as a machine; count > 1 makes a multi-GPU set (tensor split by default),
+    priced and powered per card."""
+    if count < 1:
+        raise ValueError("count must be at least 1")
+    if count > 1 and entry.kind is not HardwareClass.DISCRETE_GPU:
+        raise ValueError(f"{entry.name}: multi-device sets are for discrete GPUs")
+    price = getattr(entry, "price_usd", None)
+    power = getattr(entry, "power_w", None)
+    name = set_label(entry.name, count)
+    hw = plain_hardware(entry)
+    if count > 1:
+        hw = Hardware.model_validate({**hw.model_dump(), "devices": count, "split": split, "name": name})
+    return Machine(label=label or name, hardware=hw,
+                   price_usd=price * count if price else None,
+                   price_estimate=bool(getattr(entry, "price_estimate", True)),
+                   power_w=power * count if power else None,
+                   catalog_id=getattr(entry, "id", None),
+                   origin=origin or ("set" if count > 1 else "catalog"))
+
+
+def with_devices(machine: Machine, count: int, split: Literal["tensor", "layer"] = "tensor") -> Machine:
+    """The same card, `count` of them: price and power scale per card."""
+    if count == machine.devices:
+        return machine
+    if machine.hardware.kind is not HardwareClass.DISCRETE_GPU and count > 1:
+        raise ValueError(f"{machine.label}: multi-device sets are for discrete GPUs")
+    per = machine.devices
+    hw = Hardware.model_validate({**machine.hardware.model_dump(), "devices": count,
+                                  "split": split if count > 1 else machine.hardware.split,
+                                  "name": set_label(single_name(machine.hardware.name), count)})
+    return machine.model_copy(update={
+        "label": set_label(single_name(machine.label), count), "hardware": hw,
+        "price_usd": machine.price_usd / per * count if machine.price_usd else None,
+        "power_w": machine.power_w / per * count if machine.power_w else None,
+        "origin": "set" if count > 1 and machine.origin == "catalog" else
+                  ("catalog" if count == 1 and machine.origin == "set" else machine.origin),
+    })
+
+
+def catalog_machines(entries: Iterable[Hardware], set_sizes: Sequence[int] = SET_SIZES,
+                     pc_price_usd: float = 0.0) -> list[Machine]:
+    """Every catalog entry, plus 2× and 4× tensor-split sets of each desktop or datacenter GPU.
+    `pc_price_usd` adds the PC around discrete GPUs (their catalog price is the card alone)."""
+    out: list[Machine] = []
+    for e in entries:
+        counts = [1]
+        if e.kind is HardwareClass.DISCRETE_GPU and "laptop" not in e.name.lower():
+            counts += list(set_sizes)
+        for n in counts:
+            m = machine_from_entry(e, n)
+            if pc_price_usd and e.kind is HardwareClass.DISCRETE_GPU and m.price_usd is not None:
+                m = m.model_copy(update={"price_usd": m.price_usd + pc_price_usd})
+            out.append(m)
+    return out
+
+
+def scenario_on(base: Scenario, hardware: Hardware) -> Scenario:
+    """The base scenario (model, quant, workload) on another machine."""
+    return base.model_copy(update={"hardware": hardware})
+
+
+def unique_label(label: str, taken: Iterable[str]) -> str:
+    used = set(taken)
+    if label not in used:
+        return label
+    n = 2
+    while f"{label} ({n})" in used:
+        n += 1
+    return f"{label} ({n})"
+
+
+class CompareSetup(Frozen):
+    """What a comparison is made of: saved and opened like a scenario."""
+
+    schema_version: int = Field(COMPARE_SCHEMA_VERSION, ge=1, le=COMPARE_SCHEMA_VERSION)
+    kind: Literal["comparison"] = "comparison"
+    machines: tuple[Machine, ...] = Field((), max_length=MAX_MACHINES)
+    model: ModelArch = ModelArch()
+    quant: Quant = Quant()
+    workload: Workload = Workload()
+    model_id: str | None = None
+    quant_id: str | None = None
+    current: Machine | None = Field(None, description="The user's own machine, for upgrades")
+    budget_usd: float = Field(3000.0, gt=0, le=100_000_000)
+    include_sets: bool = True
+    pc_price_usd: float = Field(0.0, ge=0, le=1_000_000, description="Added to discrete GPUs in the ranking")
+    target_tok_s: float = Field(20.0, gt=0, le=100_000)
+    target_ttft_s: float | None = Field(None, gt=0, le=100_000)
+
+    @model_validator(mode="after")
+    def _unique_labels(self) -> CompareSetup:
+        labels = [m.label for m in self.machines]
+        if len(set(labels)) != len(labels):
+            raise ValueError("machine labels must be unique")
+        return self
+
+    @property
+    def scenario(self) -> Scenario:
+        return Scenario(model=self.model, quant=self.quant, workload=self.workload)

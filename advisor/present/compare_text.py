@@ -1,0 +1,184 @@
+"""The comparison in words and cells: each machine's verdict, the one line across them, the table
+a person reads (the window, the slide and the command line share it), the CSV rows and the JSON."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from advisor.core.comparison import CompareRow, Comparison
+from advisor.core.fmt import num
+from advisor.core.hardware import HardwareClass
+from advisor.core.published import runs_text
+from advisor.present.data import insert_after
+from advisor.present.figures import and_list, gb, price_text, rate, short_name
+
+TABLE_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("machine", "Machine"), ("price_usd", "Price (USD)"), ("memory_gb", "Memory (GB)"),
+    ("bandwidth_gbps", "Bandwidth (GB/s)"), ("decode_tok_s", "Decode (tok/s)"), ("ttft_s", "TTFT (s)"),
+    ("largest", "Largest interactive model"), ("tok_s_per_k_usd", "tok/s per $1,000"),
+    ("tok_s_per_w", "tok/s per W"), ("published", "Measured ÷ model"), ("verdict", "Verdict"),
+)
+
+
+def model_quant(c: Comparison) -> str:
+    """'Llama 3.3 70B Q4_K_M': what the comparison runs, as the verdicts name it."""
+    return f"{c.model_name} {c.quant_name}"
+
+
+def row_verdict(row: CompareRow, what: str, threshold: float, short: bool = False) -> str:
+    """One machine's plain verdict on the chosen model; `short` leaves the model implicit (the table's)."""
+    d = num(row.decode_tok_s or 0)
+    if not row.runs:
+        return (f"cannot {'run it' if short else 'run ' + what}: needs {gb(row.total_gb)} GB, has "
+                f"{gb(row.memory_gb)} GB" + (f" + {gb(row.host_gb)} GB RAM" if row.host_gb else ""))
+    if not row.fits:
+        spilled = f"{row.offloaded_fraction:.0%} spills to system RAM, {d} tok/s"
+        if short:
+            return f"does not fit {gb(row.memory_gb)} GB: {spilled}"
+        return f"cannot hold {what} in {gb(row.memory_gb)} GB: {spilled}"
+    if not row.interactive:
+        return (f"fits, but {d} tok/s is under your {rate(threshold)}" if short
+                else f"holds {what} but runs only {d} tok/s, under your {rate(threshold)} tok/s")
+    return f"fits: {d} tok/s" if short else f"runs {what} at {d} tok/s"
+
+
+def _cannot_hold(rows: Sequence[CompareRow]) -> str:
+    """'the 24 GB cards cannot hold it', grouping machines by memory size."""
+    groups: dict[int, list[CompareRow]] = {}
+    for r in rows:
+        groups.setdefault(round(r.memory_gb), []).append(r)
+    parts = []
+    for _, group in sorted(groups.items()):
+        size = gb(group[0].memory_gb)
+        if len(group) > 1:
+            cards = all(r.kind is HardwareClass.DISCRETE_GPU and r.devices == 1 for r in group)
+            names = and_list([short_name(r.label) for r in group])
+            parts.append(f"the {size} GB {'cards' if cards else 'machines'} ({names})")
+        else:
+            parts.append(f"{short_name(group[0].label)} ({size} GB)")
+    return f"{and_list(parts)} cannot hold it"
+
+
+def summary_verdict(rows: Sequence[CompareRow], what: str, threshold: float) -> str:
+    """One plain line across the machines: who runs it best, who cannot hold it, the best value."""
+    if not rows:
+        return "Add machines to compare."
+    holding = [r for r in rows if r.fits]
+    running = [r for r in rows if r.runs]
+    parts: list[str] = []
+    if holding:
+        best = max(holding, key=lambda r: r.decode_tok_s or 0)
+        under = "" if best.interactive else f", under your {rate(threshold)} tok/s"
+        parts.append(f"{short_name(best.label)} runs {what} at {num(best.decode_tok_s or 0)} tok/s{under}")
+    elif running:
+        best = max(running, key=lambda r: r.decode_tok_s or 0)
+        parts.append(f"none holds {what} in fast memory; {short_name(best.label)} does best by spilling to system RAM, "
+                     f"{num(best.decode_tok_s or 0)} tok/s")
+    else:
+        return f"None of these machines can run {what}: it needs {gb(rows[0].total_gb)} GB."
+    missing = [r for r in rows if not r.fits]
+    if missing and holding:
+        parts.append(_cannot_hold(missing))
+    slow = [r for r in holding if not r.interactive and r is not best]
+    if slow and best.interactive:
+        verb = "holds" if len(slow) == 1 else "hold"
+        names = and_list([short_name(r.label) for r in slow])
+        parts.append(f"{names} {verb} it but run{'s' if len(slow) == 1 else ''} under "
+                     f"{rate(threshold)} tok/s")
+    good = [r for r in rows if r.fits and r.interactive and r.price_usd]
+    if len(good) > 1:
+        value = max(good, key=lambda r: r.tok_s_per_k_usd or 0)
+        cheapest = min(good, key=lambda r: r.price_usd or math.inf)
+        if cheapest.label != value.label:
+            parts.append(f"cheapest that stays interactive: {short_name(cheapest.label)} (${cheapest.price_usd:,.0f})")
+        parts.append(f"most tok/s per dollar: {short_name(value.label)}")
+    text = "; ".join(parts)
+    return text[0].upper() + text[1:] + "."
+
+
+def short_verdict(row: CompareRow, threshold: float) -> str:
+    """The table's verdict: the model left implicit."""
+    return row_verdict(row, "", threshold, short=True)
+
+
+def comparison_verdict(c: Comparison) -> str:
+    """The line across the comparison's machines."""
+    return summary_verdict(c.rows, model_quant(c), c.threshold_tok_s)
+
+
+def table_cells(row: CompareRow, threshold: float) -> dict[str, str]:
+    """A row as a person reads it (the window, the CSV and the command line share these);
+    `threshold` is the workload's interactive speed, which the short verdict compares with."""
+    def opt(x: float | None, sig: int = 3) -> str:
+        return "—" if x is None else num(x, sig)
+
+    big = row.largest
+    largest = "none" if big is None else f"{big.model_name} {big.quant_name}, {num(big.decode_tok_s)} tok/s"
+    if row.kind is HardwareClass.UNIFIED and row.host_gb:
+        memory = f"{gb(row.memory_gb)} of {gb(row.memory_gb + row.host_gb)} usable"
+    else:
+        memory = gb(row.memory_gb) + (f" + {gb(row.host_gb)} RAM" if row.host_gb else "")
+    return {
+        "machine": row.label, "price_usd": price_text(row.price_usd, row.price_estimate), "memory_gb": memory,
+        "bandwidth_gbps": f"{row.bandwidth_gbps:,.0f}", "decode_tok_s": opt(row.decode_tok_s),
+        "ttft_s": opt(row.ttft_s), "largest": largest, "tok_s_per_k_usd": opt(row.tok_s_per_k_usd),
+        "tok_s_per_w": opt(row.tok_s_per_w), "published": published_cell(row),
+        "verdict": short_verdict(row, threshold),
+    }
+
+
+def published_cell(row: CompareRow) -> str:
+    """"0.82 (12 runs)": the median of measured ÷ model over the runs published on this machine."""
+    if not row.published_runs or row.published_median is None:
+        return "—"
+    return f"{row.published_median:.2f} ({runs_text(row.published_runs)})"
+
+
+def published_tip(row: CompareRow) -> str:
+    """The cell's longer reading, with the range (the window's tooltip)."""
+    if not row.published_runs or row.published_median is None:
+        return "No published decode runs on this catalog machine in the validation set"
+    spread = (f", from {row.published_low:.2f} to {row.published_high:.2f}" if row.published_runs > 1 else "")
+    return (f"{runs_text(row.published_runs, 'published decode run')} on this machine "
+            f"measured {row.published_median:.2f} × the model's figure for them (median{spread})")
+
+
+def csv_rows(c: Comparison) -> list[dict[str, Any]]:
+    """Machine-readable rows: raw numbers, not the display strings (the verdict apart)."""
+    what = model_quant(c)
+    out = []
+    for r in c.rows:
+        big = r.largest
+        out.append({
+            "machine": r.label, "catalog_id": r.catalog_id or "", "devices": r.devices,
+            "price_usd": r.price_usd, "price_estimate": r.price_estimate, "power_w": r.power_w,
+            "memory_gb": r.memory_gb, "host_gb": r.host_gb, "bandwidth_gbps": r.bandwidth_gbps,
+            "model": c.model_name, "quant": c.quant_name, "context": c.context, "prompt_tokens": c.prompt_tokens,
+            "streams": c.streams, "runs": r.runs, "fits": r.fits, "interactive": r.interactive,
+            "decode_tok_s": r.decode_tok_s, "ttft_s": r.ttft_s, "total_gb": r.total_gb,
+            "largest_model": big.model_name if big else "", "largest_quant": big.quant_name if big else "",
+            "largest_tok_s": big.decode_tok_s if big else None,
+            "tok_s_per_k_usd": r.tok_s_per_k_usd, "tok_s_per_w": r.tok_s_per_w,
+            "published_runs": r.published_runs, "published_measured_over_model": r.published_median,
+            "published_low": r.published_low, "published_high": r.published_high,
+            "verdict": row_verdict(r, what, c.threshold_tok_s),
+        })
+    return out
+
+
+def comparison_data(c: Comparison) -> dict[str, Any]:
+    """The comparison as JSON-ready data: the core's numbers, with each row's verdicts (after its
+    value-for-money figures) and the line across the machines."""
+    what = model_quant(c)
+    out = c.model_dump(mode="json")
+    rows = []
+    for row, data in zip(c.rows, out["rows"], strict=True):
+        verdicts = {"verdict": row_verdict(row, what, c.threshold_tok_s),
+                    "short_verdict": short_verdict(row, c.threshold_tok_s)}
+        rows.append(insert_after(data, "tok_s_per_w", verdicts))
+    out["rows"] = rows
+    out["verdict"] = comparison_verdict(c)
+    return out
+

@@ -1,0 +1,41 @@
+"""Figures as people read them in the buying tables: memory sizes, typed thresholds, prices and
+machine names, and the note every price carries."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from advisor.core.fmt import num
+
+PRICE_NOTE = "GPU prices are the cards alone; Macs, mini PCs and CPU boxes are whole machines."
+
+_VENDOR = re.compile(r"^(\d+× )?(NVIDIA GeForce |NVIDIA |AMD Radeon |AMD |Intel |Apple )")
+
+
+def gb(x: float) -> str:
+    """Memory sizes as people say them: 24 GB, 96 GB, 7.5 GB."""
+    return f"{x:,.0f}" if x >= 10 else num(x, 2)
+
+
+def rate(x: float) -> str:
+    """A threshold or target as typed: 10, 12.5."""
+    return f"{x:g}"
+
+
+def short_name(label: str) -> str:
+    """'2× NVIDIA GeForce RTX 3090' -> '2× RTX 3090': the verdict line reads better without vendors."""
+    return _VENDOR.sub(lambda m: m.group(1) or "", label)
+
+
+def price_text(price_usd: float | None, estimate: bool) -> str:
+    """'$1,499', '~$4,999' for an estimate, '—' when unknown."""
+    if price_usd is None:
+        return "—"
+    return f"{'~' if estimate else ''}${price_usd:,.0f}"
+
+
+def and_list(items: Sequence[str]) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    items = list(items)
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]

@@ -9,7 +9,7 @@ import pytest
 
 from advisor.cli import main
 from advisor.paths import user_catalog_dir
-from tests.catalog.test_gguf_import import write_gguf
+from tests.catalog.gguf_files import write_gguf
 from tests.catalog.test_hf_import import QWEN3_30B_A3B
 
 

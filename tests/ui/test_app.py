@@ -111,7 +111,7 @@ def test_hover_in_the_shared_scene_reaches_only_the_plot_under_the_mouse(qtbot, 
 
 
 def test_import_moe_gguf_keeps_its_expert_and_other_bits(qtbot, tmp_path: Path, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
-    from tests.catalog.test_gguf_import import write_gguf
+    from tests.catalog.gguf_files import write_gguf
 
     w = write_gguf(tmp_path / "moe.gguf", arch="qwen3moe", name="Tiny MoE", experts=8, used=2)
     assert import_model_file(window, w.path)

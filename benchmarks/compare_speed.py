@@ -1,7 +1,7 @@
 """Compare-mode speed: adding a machine to the comparison (its row, three curves, and the repaint
 of the plots, table and list), and ranking the whole catalog, with 2× and 4× GPU sets, under a budget.
 
-Offscreen; prints medians and p90 against the issue's targets (50 ms per added machine, 100 ms per
+Offscreen; prints medians and p90 against the targets (50 ms per added machine, 100 ms per
 ranking); ends with `add_machine_ms_median=<n> budget_ms_median=<n>`.
 
     .venv/bin/python benchmarks/compare_speed.py [--adds 60] [--rankings 40]

@@ -1,6 +1,6 @@
 """Core speed: a 500-point curve on each axis, and a recommendation over 100 models × 20 quants.
 
-Prints medians (ms) and the ratio to the issue's targets (1 ms per curve, 20 ms per recommendation);
+Prints medians (ms) and the ratio to the targets (1 ms per curve, 20 ms per recommendation);
 ends with `curve_ms_median=<n> recommend_ms_median=<n>`. Timing is not a test: shared machines are noisy.
 
     .venv/bin/python benchmarks/core_speed.py

@@ -1,7 +1,7 @@
 """UI latency: one context-slider edit (recompute + redraw of three plots and every panel), and a
 cold start to a painted window.
 
-Offscreen; prints medians and ratios to the issue's targets (16 ms per edit, 2 s to start); ends
+Offscreen; prints medians and ratios to the targets (16 ms per edit, 2 s to start); ends
 with `edit_ms_median=<n> start_s_median=<n>`. A start is timed from just before the process is
 spawned to the window painted (`python -m advisor --screenshot` reports that moment), and is also
 shown to the PNG written and the process gone.

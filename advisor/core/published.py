@@ -106,7 +106,7 @@ class HeldOutFigure(Frozen):
     inside_band_pct: float | None = Field(None, ge=0, le=100)
 
     def met(self) -> bool | None:
-        """Whether the issue's target holds (None: no target for this group)."""
+        """Whether the accuracy target holds (None: no target for this group)."""
         if self.target_median_pct is None:
             return None
         return self.median_pct <= self.target_median_pct and (

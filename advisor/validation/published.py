@@ -54,7 +54,7 @@ def published_rows(cases: Sequence[Case], calibration: Calibration | None = None
 
 
 def held_out_summary(data: DataSet, calibration: Calibration | None = None) -> list[HeldOutFigure]:
-    """The validation's held-out figures for SUMMARY_GROUPS, with the issue's targets where it sets one."""
+    """The validation's held-out figures for SUMMARY_GROUPS, with the accuracy target where one is set."""
     report = build_report(data, calibration, worst=0)
     out = []
     for test, group in SUMMARY_GROUPS:

@@ -81,7 +81,7 @@ def test_the_arithmetic_names_the_table_it_skips() -> None:
 
 
 def test_every_catalog_model_says_whether_it_ties() -> None:
-    # the catalog's notes carried it since session 1; the field now carries it for the arithmetic
+    # the catalog's notes quote tie_word_embeddings; the field carries it for the arithmetic
     for e in CAT.models.values():
         assert e.tied_embeddings is not None, e.id
         assert f"tied embeddings: {'yes' if e.tied_embeddings else 'no'}" in e.notes, e.id

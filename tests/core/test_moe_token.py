@@ -23,7 +23,7 @@ def _t0_ms(case) -> float:  # type: ignore[no-untyped-def]
 
 
 def test_committed_value() -> None:
-    # fitted on the training rows (session 9): an MoE step pays 1.91 times a dense model's fixed time
+    # fitted on the training rows: an MoE step pays 1.91 times a dense model's fixed time
     assert CALIBRATION.moe_token == 1.91
     assert CALIBRATION.moe_factor(Engine.LLAMA_CPP, True) == 1.91
     assert CALIBRATION.moe_factor(Engine.LLAMA_CPP, False) == 1.0

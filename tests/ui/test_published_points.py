@@ -125,7 +125,7 @@ def test_help_menu_shows_every_machines_record(qtbot, window: MainWindow) -> Non
     assert medians == sorted(medians)
     d = CALIBRATION.terms[next(k for k, t in CALIBRATION.terms.items() if t.fitted)].decode
     assert f"<td>{d.eta:.3g}</td>" in terms_html()
-    # the held-out figures and the targets, each met (depth 0 since session 9: 19.8 % at the 90th percentile)
+    # the held-out figures beside the targets
     held = held_out_html(window.store.catalog.held_out)
     depth0 = next(f for f in window.store.catalog.held_out if f.group == "depth 0")
     assert f"<td>decode, depth 0</td><td align='right'>{depth0.n}</td>" in held

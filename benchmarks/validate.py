@@ -7,8 +7,6 @@
     .venv/bin/python benchmarks/validate.py --json     # the report as JSON
     .venv/bin/python benchmarks/validate.py --docs     # rewrite the figures in docs/accuracy.md from the
                                                        #     committed constants (no refit)
-    .venv/bin/python benchmarks/validate.py --docs     # rewrite the figures in docs/accuracy.md from the
-                                                       #     committed constants (no refit)
     .venv/bin/python benchmarks/validate.py --cv       # 5-fold cross-validation by configuration inside
                                                        #     the training rows, seeds 0..2 (writes nothing;
                                                        #     --cv K --cv-seeds N to change; see
@@ -146,18 +144,10 @@ def main(argv: list[str] | None = None) -> int:
                     help=f"fold assignments (seeds 0..N-1) for --cv (default {DEFAULT_SEEDS})")
     ap.add_argument("--docs", action="store_true",
                     help="rewrite the generated figures in docs/accuracy.md from the committed constants")
-    ap.add_argument("--docs", action="store_true",
-                    help="rewrite the generated figures in docs/accuracy.md from the committed constants")
     args = ap.parse_args(argv)
     if args.cv is not None and args.write:
         ap.error("--cv writes nothing; run --write on its own")
     data = load_dataset(shipped_catalog())
-    if args.docs:  # the committed constants, so after a --write, in a run of its own
-        if args.write or args.cv is not None:
-            ap.error("--docs renders the committed constants; run it on its own, after --write")
-        write_docs(render(data, shipped_catalog()))
-        print(f"wrote the accuracy figures to {DOCS_FILE.relative_to(ROOT)}", file=sys.stderr)
-        return 0
     if args.docs:  # the committed constants, so after a --write, in a run of its own
         if args.write or args.cv is not None:
             ap.error("--docs renders the committed constants; run it on its own, after --write")

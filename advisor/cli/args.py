@@ -176,6 +176,10 @@ def scenario_from_args(args: argparse.Namespace, catalog: Catalog) -> Scenario:
         base["workload"]["speculative"] = spec
     if args.params is not None and args.model is None:
         base["model"].setdefault("name", f"{num(args.params)}B model")
+    if args.bits is not None and args.quant is None:
+        base["quant"].setdefault("name", f"{num(args.bits)} bits")
+    if hw is None and args.memory is None:
+        base["hardware"]["memory_gb"] = None  # custom hardware of unknown size: the fit is not checked
     try:
         return Scenario.model_validate(base)
     except ValidationError as err:

@@ -35,6 +35,8 @@ JSON_KEYS = ("decode_tok_s", "decode_low_tok_s", "decode_high_tok_s", "decode_ce
 def result_json(s: Scenario, r: Result) -> dict[str, Any]:
     out = {k: getattr(r, k) for k in JSON_KEYS}
     out["interactive_class"] = r.interactive_class.value if r.interactive_class else "does_not_run"
+    out["bound"] = r.bound
+    out["step_ms"] = r.step_ms.model_dump() if r.step_ms is not None else None
     out["scenario"] = {"hardware": s.hardware.name, "model": s.model.name, "quant": s.quant.name,
                        "context": s.workload.context, "streams": s.workload.streams}
     out["notes"] = list(r.notes)
@@ -59,8 +61,11 @@ def result_text(s: Scenario, r: Result) -> str:
                          f"{num(r.requests_per_hour or 0, 4)} requests/hour")
         lines.append(f"Prefill     {num(r.prefill_tok_s or 0)} tok/s; TTFT {num(r.ttft_s or 0)} s; "
                      f"inter-token {num(r.inter_token_ms or 0)} ms; response {num(r.response_s or 0)} s")
-    lines.append(f"Memory      {num(r.total_gb)} GB needed of {num(r.fast_capacity_gb)} GB fast: "
-                 + ("fits" if r.fits else f"{r.offloaded_fraction:.0%} offloaded to host"))
+    if r.fast_capacity_gb is None:
+        lines.append(f"Memory      {num(r.total_gb)} GB needed; memory size not given, so the fit is not checked")
+    else:
+        lines.append(f"Memory      {num(r.total_gb)} GB needed of {num(r.fast_capacity_gb)} GB fast: "
+                     + ("fits" if r.fits else f"{r.offloaded_fraction:.0%} offloaded to host"))
     lines.append("")
     lines += [f"  {st.label:<17}{st.text}" for st in r.steps]
     if r.notes:

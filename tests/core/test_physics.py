@@ -189,8 +189,8 @@ def test_unknown_memory_is_not_checked() -> None:
 
 def test_long_context_stops_at_the_bandwidth_ceiling(monkeypatch: pytest.MonkeyPatch) -> None:
     """Where the KV factor κ is below the η in use (on discrete GPUs the fitted κ can be below the fitted η
-    times an architecture's factor), past the measured contexts the realistic figure would overtake the ceiling: it stops there, and its band's top
-    with it. κ = 0.5 here makes that happen by 131K."""
+    times an architecture's factor), past the measured contexts the realistic figure would overtake the
+    ceiling: it stops there, and its band's top with it. κ = 0.5 here makes that happen by 131K."""
     from dataclasses import replace
 
     import advisor.core.inputs as inputs_module

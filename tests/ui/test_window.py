@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-import json
-import os
-from pathlib import Path
-
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QGuiApplication, QImage
+from PySide6.QtGui import QGuiApplication
 
 from advisor.core.curves import curve
-from advisor.core.evaluate import evaluate
 from advisor.core.fmt import num
-from advisor.session import load_session
 from advisor.ui.main_window import MainWindow
 from advisor.ui.store import UI_CURVE_POINTS
 
@@ -119,75 +113,6 @@ def test_numbers_panel_shows_the_result_and_copies_it(qtbot, window: MainWindow)
     assert grid.rows[-1].color is not None and grid.rows[-1].color.name().upper() == "#D55E00"
 
 
-def _not_blank(path: Path, w: int, h: int) -> None:
-    img = QImage(str(path))
-    assert (img.width(), img.height()) == (w, h)
-    colours = {img.pixel(x, y) for x in range(0, w, 37) for y in range(0, h, 29)}
-    assert len(colours) > 10
-
-
-@pytest.mark.parametrize("axis", ["context", "params", "batch"])
-def test_export_plot_png_at_slide_size(tmp_path: Path, window: MainWindow, axis: str) -> None:
-    out = tmp_path / f"{axis}.png"
-    assert window.export_plot(axis, out)
-    _not_blank(out, 1920, 1080)
-
-
-def test_export_dashboard_and_csv(tmp_path: Path, window: MainWindow) -> None:
-    assert window.export_dashboard(tmp_path / "dash.png")
-    _not_blank(tmp_path / "dash.png", 1920, 1080)
-    assert window.export_csv("context", tmp_path / "c.csv")
-    assert (tmp_path / "c.csv").read_text().startswith("x,decode_tok_s")
-
-
-def test_export_to_unwritable_path_says_so(tmp_path: Path, window: MainWindow) -> None:
-    blocker = tmp_path / "a-file"
-    blocker.write_text("not a folder")
-    target = blocker / "plot.png"  # its parent is a file: no one can write there, root included
-    assert not window.export_plot("context", target)
-    message = window.statusBar().currentMessage()
-    assert str(target) in message and "cannot write" in message
-    assert not window.export_csv("context", tmp_path / "bad\0name.csv")
-
-
-def test_broken_scenario_file_leaves_window_as_it_was(tmp_path: Path, window: MainWindow) -> None:
-    before = window.store.session
-    bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps({"scenario": {"hardware": {"bandwidth_gbps": -1}}}))
-    assert not window.open_file(bad)
-    assert window.store.session == before
-    assert "bandwidth_gbps" in window.statusBar().currentMessage()
-    (tmp_path / "junk.json").write_text("{not json")
-    assert not window.open_file(tmp_path / "junk.json")
-    assert window.store.session == before
-
-
-def test_save_and_open_round_trip(tmp_path: Path, window: MainWindow) -> None:
-    window.store.update("workload", context=20000, streams=4)
-    path = tmp_path / "s.json"
-    assert window.save_to(path)
-    saved = window.store.session
-    window.store.update("workload", context=1024)
-    assert window.open_file(path)
-    assert window.store.session == saved == load_session(path)
-    assert str(path) in window.settings.recent_files
-
-
-def test_screenshot_for_docs(tmp_path: Path, window: MainWindow) -> None:
-    """The window renders to a real picture. With ADVISOR_DOCS_SCREENSHOT=1 it also refreshes the
-    README's docs/screenshot.png (a person looks at it); otherwise a test run leaves the tree clean."""
-    image = window.grab()
-    path = tmp_path / "screenshot.png"
-    assert image.save(str(path))
-    shot = QImage(str(path))
-    assert (shot.width(), shot.height()) == (window.width(), window.height())
-    colours = {shot.pixel(x, y) for x in range(0, shot.width(), 37) for y in range(0, shot.height(), 37)}
-    assert len(colours) > 20  # drawn panels and curves, not one blank fill
-    if os.environ.get("ADVISOR_DOCS_SCREENSHOT") == "1":
-        docs = Path(__file__).resolve().parents[2] / "docs"
-        assert image.save(str(docs / "screenshot.png"))
-
-
 def test_tools_menu_opens_compare_with_current_machine(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
     from PySide6.QtWidgets import QMenu
 
@@ -245,14 +170,6 @@ def test_backend_choice_changes_the_estimate(qtbot, window: MainWindow) -> None:
     assert panel.backend.currentIndex() == 0
 
 
-def test_save_to_unwritable_path_says_so(tmp_path: Path, window: MainWindow) -> None:
-    (tmp_path / "f").write_text("x")
-    for bad in (tmp_path / "f" / "s.json", tmp_path / "bad\0name.json"):
-        assert not window.save_to(bad)
-        assert "cannot write" in window.statusBar().currentMessage()
-    assert window.current_file is None
-
-
 def test_flash_attention_toggle_slows_long_context_decode(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
     panel = window.workload_panel
     window.store.update("workload", context=32768)
@@ -266,92 +183,6 @@ def test_flash_attention_toggle_slows_long_context_decode(qtbot, window: MainWin
     assert panel.flash.isChecked()
     panel.spins["efficiency"].setValue(0.8)  # a given η replaces the fitted terms: the switch no longer applies
     assert not panel.flash.isEnabled()
-
-
-def test_slide_plots_draw_wider_smooth_lines(window: MainWindow) -> None:
-    from advisor.ui.export import slide_plot
-
-    view = slide_plot("context", window.store.snapshot)
-    plot = view.plot
-    assert plot.line.opts["antialias"] and plot.line.pen.widthF() == pytest.approx(4.5)  # 3 px on screen
-    assert not window.plots["context"].line.opts["antialias"]  # the window's own plot is untouched
-    assert window.plots["context"].line.pen.widthF() == pytest.approx(3.0)
-    view.deleteLater()
-
-
-def test_worked_arithmetic_follows_once_edits_pause(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
-    panel = window.numbers_panel
-    assert "Decode ceiling" in panel.steps.toPlainText()
-    assert window.store.snapshot.result.steps == ()  # the store leaves the text out while edits come in
-    window.store.update("workload", context=32768)
-    expected = next(st.text for st in evaluate(window.store.session.scenario).steps if st.label == "KV cache")
-    assert "33,024 tokens" in expected  # 32,768 of context + 256 of output
-    qtbot.waitUntil(lambda: expected in panel.steps.toPlainText(), timeout=2000)
-
-
-def test_tok_s_axis_holds_during_a_drag_and_settles_after(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
-    """Dragging to a long context needs a lower top on the batch plot: it holds while edits stream
-    in (no axis re-layout per edit), then tightens once they pause."""
-    plot = window.plots["batch"]
-    window.store.update("workload", context=512)
-    window.store.flush()
-    top_short = plot.vb.viewRange()[1][1]
-    window.store.update("workload", context=131072)
-    tight = plot._tight_y_hi
-    assert tight is not None and tight < top_short - 0.4  # the long context wants at least a half decade less
-    assert plot.vb.viewRange()[1][1] == pytest.approx(top_short)  # held
-    qtbot.waitUntil(lambda: plot.vb.viewRange()[1][1] == pytest.approx(tight), timeout=2000)
-    # After settling, the range is the one a fresh plot of the same scenario gets.
-    fresh = type(plot)()
-    fresh.show_snapshot(window.store.snapshot)
-    assert fresh.vb.viewRange()[1][1] == pytest.approx(tight)
-    # An edit on its own, a while after the last, is not held: no jump once the pause timer fires.
-    window.store.update("workload", context=512)
-    assert plot.vb.viewRange()[1][1] == pytest.approx(top_short)  # a higher top is never held
-    plot._rendered_at -= 10
-    window.store.update("workload", context=131072)
-    assert plot.vb.viewRange()[1][1] == pytest.approx(tight)
-
-
-def test_a_drag_leaves_the_same_pixels_as_a_full_repaint(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
-    """Edits repaint only what changed, partly from pixmap caches: the plots on screen after a drag
-    must be what drawing them from scratch, without the caches, gives. A cached pixmap sits on whole
-    pixels, so antialiased edges shade a little differently (by 1-4 of 255 levels: the labels' halos
-    composed in a transparent pixmap round differently, over about 0.2 % of the plots) and a thin line's
-    end can land a pixel off (a handful of pixels); a stale or missing repaint (the marker's trail, a
-    curve left behind) differs at full contrast over hundreds."""
-    from PySide6.QtCore import QRect
-    from PySide6.QtWidgets import QApplication, QGraphicsItem
-
-    def pixels(img: QImage) -> np.ndarray:
-        img = img.convertToFormat(QImage.Format.Format_RGB32)
-        return np.frombuffer(bytes(img.constBits()), np.uint8).reshape(img.height(), img.width(), 4).astype(int)
-
-    slider = window.workload_panel.slider
-    for i in range(12):
-        slider.setValue((i * 37) % slider.maximum())
-        QApplication.processEvents()
-    plots = QRect(window.dashboard.mapTo(window, window.dashboard.rect().topLeft()), window.dashboard.size())
-    # Offscreen, grabbing the window reads its backing store: what the edits left there.
-    on_screen = pixels(QApplication.primaryScreen().grabWindow(window.winId()).toImage().copy(plots))
-    for item in window.dashboard.scene().items():
-        item.setCacheMode(QGraphicsItem.CacheMode.NoCache)
-    drawn = pixels(window.dashboard.grab().toImage())
-    assert on_screen.shape == drawn.shape
-    diff = np.abs(on_screen - drawn).max(axis=2)
-    assert np.count_nonzero(diff > 48) <= 20
-    assert np.count_nonzero(diff > 4) < 0.002 * diff.size  # visible at all
-    assert np.count_nonzero(diff) < 0.005 * diff.size
-
-
-def test_worked_arithmetic_is_greyed_while_it_lags_behind(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
-    """Mid-drag the numbers are current and the arithmetic is not yet: it shows greyed until it is."""
-    steps = window.numbers_panel.steps
-    assert steps.isEnabled()
-    window.store.update("workload", context=65536)
-    assert not steps.isEnabled()
-    qtbot.waitUntil(steps.isEnabled, timeout=2000)
-    assert "65,792 tokens" in steps.toPlainText()  # 65,536 of context + 256 of output
 
 
 def test_chosen_entries_are_scrolled_into_view_at_start(window: MainWindow) -> None:

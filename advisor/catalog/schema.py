@@ -30,6 +30,9 @@ class MeasuredPoint(Frozen):
 
 class HardwareEntry(Hardware):
     id: Slug
+    # a catalog entry always knows its memory (custom hardware may not)
+    memory_gb: float = Field(gt=0, le=100_000, title="Memory", json_schema_extra={"unit": "GB"},
+                             description=Hardware.model_fields["memory_gb"].description)
     vendor: str = Field(max_length=80)
     year: int | None = Field(None, ge=1990, le=2100, description="Launch year")
     power_w: float | None = Field(None, gt=0, le=100_000, description="Board power / TDP, W")

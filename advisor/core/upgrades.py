@@ -142,7 +142,7 @@ def _gpu_upgrades(current: Machine, platforms: list[Machine], cards: list[Machin
         if p.hardware.bandwidth_gbps <= hw.host_bandwidth_gbps:
             continue
         new = hw.model_copy(update={"host_bandwidth_gbps": p.hardware.bandwidth_gbps,
-                                    "host_memory_gb": max(hw.host_memory_gb, p.hardware.memory_gb)})
+                                    "host_memory_gb": max(hw.host_memory_gb, p.hardware.memory_gb or 0.0)})
         change = _part(p, cards_before=n0, cards_after=n0, host_bandwidth_before_gbps=hw.host_bandwidth_gbps)
         out.append(Candidate("more_ram_channels", _derived(current, new, f"{current.label} on {p.label}", p.price_usd),
                              change, p.price_usd))
@@ -155,7 +155,7 @@ def _gpu_upgrades(current: Machine, platforms: list[Machine], cards: list[Machin
                              Change(cards_before=n0, cards_after=n), cost))
     for c in cards:
         ch = c.hardware
-        if ch.memory_gb <= hw.memory_gb and ch.bandwidth_gbps <= hw.bandwidth_gbps:
+        if (ch.memory_gb or 0.0) <= (hw.memory_gb or 0.0) and ch.bandwidth_gbps <= hw.bandwidth_gbps:
             continue
         new = ch.model_copy(update={"host_memory_gb": hw.host_memory_gb, "host_bandwidth_gbps": hw.host_bandwidth_gbps,
                                     "host_link_gbps": hw.host_link_gbps, "devices": n0,
@@ -172,7 +172,8 @@ def _cpu_upgrades(current: Machine, platforms: list[Machine], cards: list[Machin
     out = [Candidate("more_ram_channels", p.model_copy(update={"origin": "catalog"}), _part(p), p.price_usd)
            for p in platforms if p.hardware.bandwidth_gbps > hw.bandwidth_gbps]
     for c in cards:
-        new = c.hardware.model_copy(update={"host_memory_gb": hw.memory_gb, "host_bandwidth_gbps": hw.bandwidth_gbps,
+        new = c.hardware.model_copy(update={"host_memory_gb": hw.memory_gb or 0.0,
+                                            "host_bandwidth_gbps": hw.bandwidth_gbps,
                                             "name": f"{c.label} in {current.label}"})
         out.append(Candidate("add_gpu", _derived(current, new, f"{current.label} + {c.label}", c.price_usd),
                              _part(c, cards_after=1), c.price_usd))
@@ -193,7 +194,8 @@ def upgrade_candidates(current: Machine, singles: Sequence[Machine]) -> list[Can
         return _cpu_upgrades(current, platforms, cards)
     return [Candidate("bigger_machine", u, _part(u), u.price_usd) for u in singles
             if u.hardware.kind is HardwareClass.UNIFIED and u.label != current.label
-            and (u.hardware.memory_gb > hw.memory_gb or u.hardware.bandwidth_gbps > hw.bandwidth_gbps)]
+            and ((u.hardware.memory_gb or 0.0) > (hw.memory_gb or 0.0)
+                 or u.hardware.bandwidth_gbps > hw.bandwidth_gbps)]
 
 
 def what_would_it_take(base: Scenario, target_tok_s: float, catalog: Sequence[Machine],

@@ -230,7 +230,9 @@ class MainWindow(SavesToFile, QMainWindow):
         r = snap.result
         speed = f"{r.decode_tok_s:.1f} tok/s" if r.decode_tok_s is not None else "does not run"
         name = self.current_file.name if self.current_file else "untitled"
-        self.status.setText(f"{name} · {speed} · {r.total_gb:.1f} of {r.fast_capacity_gb:.1f} GB")
+        room = (f"{r.total_gb:.1f} of {r.fast_capacity_gb:.1f} GB" if r.fast_capacity_gb is not None
+                else f"{r.total_gb:.1f} GB (memory size not given)")
+        self.status.setText(f"{name} · {speed} · {room}")
 
     # --- files ----------------------------------------------------------------------------
     def open_file(self, path: Path) -> bool:

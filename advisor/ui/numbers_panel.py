@@ -40,11 +40,13 @@ class MemoryBar(QWidget):
     def set_result(self, r: Result) -> None:
         self.parts = [("weights", r.weights_gb + r.draft_gb, SEGMENTS[0][1]), ("KV cache", r.kv_gb, SEGMENTS[1][1]),
                       ("overhead", r.overhead_gb, SEGMENTS[2][1])]
-        self.capacity = max(r.fast_capacity_gb, 1e-9)
-        free = max(r.fast_capacity_gb - r.total_gb, 0)
-        over = max(r.total_gb - r.fast_capacity_gb, 0)
-        self.setToolTip(" · ".join(f"{n} {num(v)} GB" for n, v, _ in self.parts)
-                        + (f" · free {num(free)} GB" if free else f" · {num(over)} GB over capacity"))
+        cap = r.fast_capacity_gb if r.fast_capacity_gb is not None else r.total_gb  # unknown: the bar is the need
+        self.capacity = max(cap, 1e-9)
+        free = max(cap - r.total_gb, 0)
+        over = max(r.total_gb - cap, 0)
+        room = (" · memory size not given" if r.fast_capacity_gb is None else
+                f" · free {num(free)} GB" if free else f" · {num(over)} GB over capacity")
+        self.setToolTip(" · ".join(f"{n} {num(v)} GB" for n, v, _ in self.parts) + room)
         self.update()
 
     def paintEvent(self, _event: QPaintEvent) -> None:
@@ -148,9 +150,12 @@ class NumbersPanel(QWidget):
         g.set_value("response", f"{num(r.response_s)} s for {w.output_tokens:,} tokens"
                     if r.response_s is not None else "—")
         g.set_value("rph", num(r.requests_per_hour, 4) if r.requests_per_hour is not None else "—")
-        over = r.total_gb - r.fast_capacity_gb
-        g.set_value("memory", f"{num(r.total_gb)} GB of {num(r.fast_capacity_gb)} GB"
-                    + (f" — {num(over)} GB over" if over > 0 else ""), QColor(theme.CLIFF) if over > 0 else None)
+        if r.fast_capacity_gb is None:
+            g.set_value("memory", f"{num(r.total_gb)} GB needed; memory size not given")
+        else:
+            over = r.total_gb - r.fast_capacity_gb
+            g.set_value("memory", f"{num(r.total_gb)} GB of {num(r.fast_capacity_gb)} GB"
+                        + (f" — {num(over)} GB over" if over > 0 else ""), QColor(theme.CLIFF) if over > 0 else None)
         self.bar.set_result(r)
         if snap.session != self._steps_session:
             self._steps_timer.start()

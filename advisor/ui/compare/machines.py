@@ -45,8 +45,8 @@ def swatch(color: str, size: int = 14) -> QIcon:
 
 def catalog_row(e: Hardware) -> list[str]:
     price = getattr(e, "price_usd", None)
-    return [short_name(e.name), f"{num(e.memory_gb)} GB", f"{e.bandwidth_gbps:,.0f} GB/s",
-            f"${price:,.0f}" if price else "—"]
+    memory = f"{num(e.memory_gb)} GB" if e.memory_gb is not None else "—"
+    return [short_name(e.name), memory, f"{e.bandwidth_gbps:,.0f} GB/s", f"${price:,.0f}" if price else "—"]
 
 
 class EditMachineDialog(QDialog):
@@ -57,7 +57,8 @@ class EditMachineDialog(QDialog):
         self.setWindowTitle(f"Edit {machine.label}")
         self.machine = machine
         hw = machine.hardware
-        self.spins = {name: spin_for(Hardware, name, decimals=d) for name, d in EDIT_FIELDS}
+        self.spins = {name: spin_for(Hardware, name, decimals=d, auto_text="not known" if name == "memory_gb" else None)
+                      for name, d in EDIT_FIELDS}
         form = QFormLayout(self)
         for name, box in self.spins.items():
             show_value(box, getattr(hw, name))

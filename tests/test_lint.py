@@ -26,6 +26,13 @@ def test_mypy_clean() -> None:
     assert run.returncode == 0, run.stdout[-3000:]
 
 
+def test_core_is_mypy_strict() -> None:
+    pytest.importorskip("mypy")
+    run = subprocess.run([sys.executable, "-m", "mypy", "--strict", "advisor/core"], cwd=ROOT, capture_output=True,
+                         text=True)
+    assert run.returncode == 0, run.stdout[-3000:]
+
+
 def test_core_and_catalog_import_no_qt() -> None:
     code = ("import sys, advisor.core.evaluate, advisor.core.curves, advisor.core.recommend, advisor.core.budget, "
             "advisor.core.upgrades, advisor.present.compare_text, advisor.present.budget_text, "

@@ -26,6 +26,10 @@ from advisor.core.scenario import Scenario
 from advisor.core.units import GB
 
 
+def _not_stackable(name: str) -> str:
+    return f"roofline input {name!r} is not one number per machine: the machine grid cannot stack it"
+
+
 class MachineStack:
     """The roofline's inputs for many machines, models and quants, ready to gather any set of
     (machine, model, quant) points into one solve. It makes the same calls solve_grid makes
@@ -36,11 +40,13 @@ class MachineStack:
         per_machine = [build_inputs(scenario_on(base, h)) for h in hardware]
         self.cols: dict[str, NDArray[np.float64]] = {}
         for f in fields(Inputs):
-            values = [getattr(b, f.name) for b in per_machine]
-            if any(np.ndim(v) != 0 for v in values):
-                raise ValueError(f"roofline input {f.name!r} is not one number per machine: "
-                                 "the machine grid cannot stack it")
-            self.cols[f.name] = np.asarray(values, dtype=float)
+            try:
+                column = np.asarray([getattr(b, f.name) for b in per_machine], dtype=float)
+            except (TypeError, ValueError) as err:  # arrays of different shapes, or not numbers
+                raise ValueError(_not_stackable(f.name)) from err
+            if column.ndim != 1:
+                raise ValueError(_not_stackable(f.name))
+            self.cols[f.name] = column
         terms = [model_terms(m, base.workload.kv_cache) for m in models]
         self.terms = {k: np.array([t[k] for t in terms], dtype=float) for k in terms[0]}
         self.bpw = np.array([q.bytes_per_weight for q in quants], dtype=float)

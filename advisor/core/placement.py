@@ -16,6 +16,13 @@ def _a(x: Num) -> NDArray[np.float64]:
     return np.asarray(x, dtype=float)
 
 
+def _whole(room: NDArray[np.float64], per: NDArray[np.float64]) -> NDArray[np.float64]:
+    """room ÷ per where per > 0, else infinitely many (nothing to place); room may be infinite (memory
+    size not known)."""
+    out = np.full(np.broadcast_shapes(np.shape(room), np.shape(per)), np.inf)
+    return np.divide(room, per, out=out, where=np.asarray(per) > 0)
+
+
 def _nan_to_zero(x: NDArray[np.float64]) -> NDArray[np.float64]:
     """NaN ("not set") as 0 for arithmetic (np.nan_to_num also clamps infinities, at ten times the cost)."""
     return np.where(np.isnan(x), 0.0, x)
@@ -57,8 +64,7 @@ def place(inp: Inputs) -> tuple[NDArray[np.float64], ...]:
 
     # Whole layers: as many as fit.
     per_layer = footprint / layers
-    fit_layers = np.clip(np.floor(np.divide(cap, per_layer, out=np.full_like(per_layer * cap, np.inf),
-                                            where=per_layer > 0)), 0, layers)
+    fit_layers = np.clip(np.floor(_whole(cap, per_layer)), 0, layers)
     on_device = np.where(has_forced, np.minimum(_nan_to_zero(forced), layers), fit_layers)
     layer_host = (layers - on_device) / layers
 
@@ -69,14 +75,12 @@ def place(inp: Inputs) -> tuple[NDArray[np.float64], ...]:
     # Experts first: dense part and KV stay on the device, expert blocks leave layer by layer.
     exp_per_layer = experts / layers
     room = cap - dense_kv
-    exp_layers = np.clip(np.floor(np.divide(room, exp_per_layer, out=np.full_like(room * exp_per_layer, np.inf),
-                                            where=exp_per_layer > 0)), 0, layers)
+    exp_layers = np.clip(np.floor(_whole(room, exp_per_layer)), 0, layers)
     dense_fits = room >= 0
     use_experts = (_a(inp.experts_first) > 0) & (experts > 0) & ~has_forced
     # When even the dense part does not fit, all experts go to the host and dense layers follow.
     dense_per_layer = dense_kv / layers
-    dense_layers = np.clip(np.floor(np.divide(cap, dense_per_layer, out=np.full_like(cap * dense_per_layer, np.inf),
-                                              where=dense_per_layer > 0)), 0, layers)
+    dense_layers = np.clip(np.floor(_whole(cap, dense_per_layer)), 0, layers)
     exp_host_e = np.where(dense_fits, (layers - exp_layers) / layers, 1.0)
     dense_host_e = np.where(dense_fits, 0.0, (layers - dense_layers) / layers)
 
@@ -90,8 +94,7 @@ def place(inp: Inputs) -> tuple[NDArray[np.float64], ...]:
     has_cmoe = ~np.isnan(cmoe) & (experts > 0)
     cm_share = np.clip(_nan_to_zero(cmoe), 0, layers) / layers
     rest_per_layer = (footprint - cm_share * experts) / layers
-    cm_fit = np.clip(np.floor(np.divide(cap, rest_per_layer, out=np.full_like(rest_per_layer * cap, np.inf),
-                                        where=rest_per_layer > 0)), 0, layers)
+    cm_fit = np.clip(np.floor(_whole(cap, rest_per_layer)), 0, layers)
     cm_on = np.where(has_forced, np.minimum(_nan_to_zero(forced), layers), cm_fit)
     cm_layer_host = (layers - cm_on) / layers
     dense_host = np.where(has_cmoe, cm_layer_host, dense_host)

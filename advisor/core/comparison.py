@@ -40,7 +40,8 @@ class Largest(Frozen):
 class CompareRow(Frozen):
     """One machine on the chosen model. `runs`, `fits` and `interactive` say how far it gets: it runs
     at all (fast and system memory together hold it), it fits fast memory, and it reaches the
-    workload's interactive speed."""
+    workload's interactive speed. Hardware without a memory size has `memory_gb` and `fits` None:
+    the fit is not checked."""
 
     label: str
     catalog_id: str | None
@@ -50,11 +51,11 @@ class CompareRow(Frozen):
     price_usd: float | None
     price_estimate: bool
     power_w: float | None
-    memory_gb: float = Field(description="Fast memory across all devices")
+    memory_gb: float | None = Field(description="Fast memory across all devices; None when the size is not given")
     host_gb: float
     bandwidth_gbps: float = Field(description="Datasheet bandwidth weights stream from (summed under tensor split)")
     runs: bool
-    fits: bool
+    fits: bool | None
     interactive: bool
     decode_tok_s: float | None
     ttft_s: float | None
@@ -106,7 +107,8 @@ def compare_row(machine: Machine, base: Scenario, models: ModelList, quants: Qua
     return CompareRow(
         label=machine.label, catalog_id=machine.catalog_id, origin=machine.origin, kind=hw.kind, devices=hw.devices,
         price_usd=machine.price_usd, price_estimate=machine.price_estimate, power_w=machine.power_w,
-        memory_gb=hw.fast_capacity_gb, host_gb=hw.host_capacity_gb, bandwidth_gbps=hw.fast_bandwidth_gbps,
+        memory_gb=hw.fast_capacity_gb if hw.memory_known else None, host_gb=hw.host_capacity_gb,
+        bandwidth_gbps=hw.fast_bandwidth_gbps,
         runs=r.runs, fits=r.fits, interactive=r.interactive, decode_tok_s=d, ttft_s=r.ttft_s,
         total_gb=r.total_gb, offloaded_fraction=r.offloaded_fraction, largest=largest_interactive(rec),
         tok_s_per_k_usd=d / (machine.price_usd / 1000) if d and machine.price_usd else None,

@@ -30,6 +30,9 @@ def model_quant(c: Comparison) -> str:
 def row_verdict(row: CompareRow, what: str, threshold: float, short: bool = False) -> str:
     """One machine's plain verdict on the chosen model; `short` leaves the model implicit (the table's)."""
     d = num(row.decode_tok_s or 0)
+    if row.memory_gb is None or row.fits is None:
+        unchecked = f"{d} tok/s; memory size not given, so whether it fits is not checked"
+        return unchecked if short else f"runs {what} at {unchecked}"
     if not row.runs:
         return (f"cannot {'run it' if short else 'run ' + what}: needs {gb(row.total_gb)} GB, has "
                 f"{gb(row.memory_gb)} GB" + (f" + {gb(row.host_gb)} GB RAM" if row.host_gb else ""))
@@ -45,13 +48,13 @@ def row_verdict(row: CompareRow, what: str, threshold: float, short: bool = Fals
 
 
 def _cannot_hold(rows: Sequence[CompareRow]) -> str:
-    """'the 24 GB cards cannot hold it', grouping machines by memory size."""
+    """'the 24 GB cards cannot hold it', grouping machines by memory size (all of them known)."""
     groups: dict[int, list[CompareRow]] = {}
     for r in rows:
-        groups.setdefault(round(r.memory_gb), []).append(r)
+        groups.setdefault(round(r.memory_gb or 0), []).append(r)
     parts = []
     for _, group in sorted(groups.items()):
-        size = gb(group[0].memory_gb)
+        size = gb(group[0].memory_gb or 0)
         if len(group) > 1:
             cards = all(r.kind is HardwareClass.DISCRETE_GPU and r.devices == 1 for r in group)
             names = and_list([short_name(r.label) for r in group])
@@ -66,19 +69,24 @@ def summary_verdict(rows: Sequence[CompareRow], what: str, threshold: float) -> 
     if not rows:
         return "Add machines to compare."
     holding = [r for r in rows if r.fits]
-    running = [r for r in rows if r.runs]
+    spilling = [r for r in rows if r.runs and r.fits is False]
+    unchecked = [r for r in rows if r.runs and r.fits is None]
     parts: list[str] = []
     if holding:
         best = max(holding, key=lambda r: r.decode_tok_s or 0)
         under = "" if best.interactive else f", under your {rate(threshold)} tok/s"
         parts.append(f"{short_name(best.label)} runs {what} at {num(best.decode_tok_s or 0)} tok/s{under}")
-    elif running:
-        best = max(running, key=lambda r: r.decode_tok_s or 0)
+    elif spilling:
+        best = max(spilling, key=lambda r: r.decode_tok_s or 0)
         parts.append(f"none holds {what} in fast memory; {short_name(best.label)} does best by spilling to system RAM, "
                      f"{num(best.decode_tok_s or 0)} tok/s")
+    elif unchecked:
+        best = max(unchecked, key=lambda r: r.decode_tok_s or 0)
+        parts.append(f"{short_name(best.label)} runs {what} at {num(best.decode_tok_s or 0)} tok/s; memory size "
+                     "not given, so whether it fits is not checked")
     else:
         return f"None of these machines can run {what}: it needs {gb(rows[0].total_gb)} GB."
-    missing = [r for r in rows if not r.fits]
+    missing = [r for r in rows if r.fits is False]
     if missing and holding:
         parts.append(_cannot_hold(missing))
     slow = [r for r in holding if not r.interactive and r is not best]
@@ -116,7 +124,9 @@ def table_cells(row: CompareRow, threshold: float) -> dict[str, str]:
 
     big = row.largest
     largest = "none" if big is None else f"{big.model_name} {big.quant_name}, {num(big.decode_tok_s)} tok/s"
-    if row.kind is HardwareClass.UNIFIED and row.host_gb:
+    if row.memory_gb is None:
+        memory = "not given" + (f" + {gb(row.host_gb)} RAM" if row.host_gb else "")
+    elif row.kind is HardwareClass.UNIFIED and row.host_gb:
         memory = f"{gb(row.memory_gb)} of {gb(row.memory_gb + row.host_gb)} usable"
     else:
         memory = gb(row.memory_gb) + (f" + {gb(row.host_gb)} RAM" if row.host_gb else "")

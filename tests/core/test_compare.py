@@ -119,6 +119,16 @@ def test_verdict_when_nothing_holds_it() -> None:
     assert "405B" in verdict and ("None of these" in verdict or "none holds" in verdict.lower())
 
 
+def test_a_machine_without_a_memory_size_is_not_checked_for_fit() -> None:
+    mystery = Machine(label="mystery", hardware=HW["rtx-4090"].model_copy(update={"memory_gb": None}))
+    c = compare([mystery, machine_from_entry(HW["rtx-3090"], 2)], base(), MODELS, QUANTS)
+    row = c.rows[0]
+    assert row.memory_gb is None and row.fits is None and row.runs
+    assert row_verdict(row, model_quant(c), c.threshold_tok_s).endswith("whether it fits is not checked")
+    assert table_cells(row, c.threshold_tok_s)["memory_gb"].startswith("not given")
+    assert comparison_verdict(c).startswith("2× RTX 3090 runs Llama 3.3 70B Q4_K_M")
+
+
 def test_machine_grid_is_solve_grid_with_a_machine_axis() -> None:
     b = base(context=32768, streams=4)
     machines = catalog_machines(HW.values())

@@ -20,7 +20,7 @@ def _whole(room: NDArray[np.float64], per: NDArray[np.float64]) -> NDArray[np.fl
     """room ÷ per where per > 0, else infinitely many (nothing to place); room may be infinite (memory
     size not known)."""
     out = np.full(np.broadcast_shapes(np.shape(room), np.shape(per)), np.inf)
-    return np.divide(room, per, out=out, where=np.asarray(per) > 0)
+    return np.asarray(np.divide(room, per, out=out, where=np.asarray(per) > 0), dtype=float)
 
 
 def _nan_to_zero(x: NDArray[np.float64]) -> NDArray[np.float64]:

@@ -32,6 +32,7 @@ from advisor.core.quant import KVPrecision
 from advisor.core.result import Result
 from advisor.core.roofline import solve
 from advisor.core.scenario import Scenario
+from advisor.core.units import GB
 from advisor.measure.llama_bench import BenchRow
 
 ALL_LAYERS = 99  # llama-bench's "every layer" (-ngl 99; -1 in newer builds)
@@ -284,7 +285,7 @@ def fit_eta(base: Scenario, rows: Sequence[BenchRow]) -> FitResult:
 
 def _notes(base: Scenario, rows: Sequence[BenchRow]) -> list[str]:
     notes = []
-    weights = base.model.total_params_b * base.quant.bits_per_weight / 8 * 1e9
+    weights = evaluate(base, explain=False).weights_gb * GB  # the solver's stored bytes (an MoE file's two bit widths)
     sizes = {r.size_bytes for r in rows if r.size_bytes}
     for size in sorted(sizes):
         if weights > 0 and abs(size / weights - 1) > SIZE_TOLERANCE:

@@ -169,6 +169,12 @@ def test_catalog_imports_no_ui_cli_or_qt() -> None:
     assert not bad, "advisor.catalog imports no ui, cli or Qt:\n  " + "\n  ".join(bad)
 
 
+def test_present_words_the_core_and_nothing_else() -> None:
+    bad = violations(GRAPH, ["advisor.present"], ["advisor", *QT], allowed=["advisor.core", "advisor.present"])
+    assert not bad, "advisor.present words the core's numbers: it imports only advisor.core, no Qt:\n  " + \
+        "\n  ".join(bad)
+
+
 def test_only_the_cli_imports_the_cli() -> None:
     bad = violations(GRAPH, ["advisor"], ["advisor.cli"], exempt=["advisor.cli"])
     assert not bad, "nothing outside advisor.cli imports it:\n  " + "\n  ".join(bad)

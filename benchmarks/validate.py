@@ -35,7 +35,8 @@ from advisor.core.terms import BuildEra, Engine, MachineTerms  # noqa: E402
 from advisor.validation.cv import DEFAULT_K, DEFAULT_SEEDS, cross_validate, cv_dict, cv_text  # noqa: E402
 from advisor.validation.data import load_dataset  # noqa: E402
 from advisor.validation.docs_block import DOCS_FILE, render, write_docs  # noqa: E402
-from advisor.validation.fit import BACKEND_PRIOR_ROWS, GENERATION_PRIOR_ROWS, MACHINE_PRIOR_ROWS, fit  # noqa: E402
+from advisor.validation.fit import fit  # noqa: E402
+from advisor.validation.fit_params import BACKEND_PRIOR_ROWS, GENERATION_PRIOR_ROWS, MACHINE_PRIOR_ROWS  # noqa: E402
 from advisor.validation.out_of_sample import (  # noqa: E402
     held_out_interval,
     pooled,

@@ -39,14 +39,14 @@ Decode, one step (B streams):
   because tokens in one batch favour the same experts.
 - backend (llama.cpp only): CUDA, ROCm, Vulkan, Metal, SYCL or CPU. Each multiplies η (decode) and
   η_c (prefill) by its own factor, fitted where measurements name the backend and pulled toward 1
-  as if by a few extra rows at 1.0 (advisor.validation.fit.BACKEND_PRIOR_ROWS), so a backend seen
+  as if by a few extra rows at 1.0 (advisor.validation.fit_params.BACKEND_PRIOR_ROWS), so a backend seen
   in three rows moves only part of the way.
   CUDA is the reference (1.0). A scenario without a backend uses the usual one for its hardware
   (`default_backend`: NVIDIA → CUDA, AMD → ROCm, Apple → Metal, Intel → SYCL, CPU only → CPU).
 - generation (`generations`, by `generation_key`: the GPU architecture the hardware's name says,
   "Apple M3", "NVIDIA Ada", "AMD RDNA 3", ...): a factor on η shared by every chip of one architecture,
   fitted where training rows ran on it and pulled toward 1 like the backend factors
-  (advisor.validation.fit.GENERATION_PRIOR_ROWS). A chip without published runs of its own gets its
+  (advisor.validation.fit_params.GENERATION_PRIOR_ROWS). A chip without published runs of its own gets its
   architecture's (an M3 Pro borrows what the M3 Max and M3 runs say; an RTX 4070 Ti, the other Ada cards').
   CPU-only machines and names that say no architecture use 1.0.
 - machine (`machines`, by `machine_key`: the hardware's name without its memory size, and its
@@ -54,7 +54,7 @@ Decode, one step (B streams):
   of its class's and architecture's realized bandwidth this chip and its memory system deliver (the M1
   Max streams less of its 400 GB/s than the M3 Max does of the same figure). Memory sizes of one chip
   share it (the M2 Ultra 76-core with 128 or 192 GB). Each is pulled toward 1 as if by MACHINE_PRIOR_ROWS extra rows at
-  1.0 (advisor.validation.fit), so a chip seen in one run moves a fifth of the way it points.
+  1.0 (advisor.validation.fit_params), so a chip seen in one run moves a fifth of the way it points.
   Chips without published runs, custom hardware and a catalog entry whose bandwidth was edited use 1.0.
 
 Prefill: prompt × (2·N + α·attention FLOP) ÷ (F · η_c · q · m), plus offloaded weights crossing

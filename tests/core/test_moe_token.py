@@ -10,7 +10,7 @@ from advisor.core.inputs import build_inputs
 from advisor.core.roofline import solve
 from advisor.core.terms import Engine
 from advisor.validation.data import load_dataset
-from advisor.validation.fit import decode_params
+from advisor.validation.fit_params import decode_params
 
 
 @pytest.fixture(scope="module")

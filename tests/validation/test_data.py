@@ -48,7 +48,7 @@ def test_shipped_file_reads_cleanly() -> None:
     assert len(data.cases) + len(data.skipped) + len(data.excluded) == 877
     assert len(data.cases) >= 400
     assert all(s.reason for s in data.skipped)
-    # every kind of row the issue asks about is present
+    # every kind of row the validation reports on is present
     kinds = {c.kind for c in data.cases}
     assert kinds == {"depth 0", "depth sweep", "offload", "batch"}
     assert sum(c.moe for c in data.cases) >= 50

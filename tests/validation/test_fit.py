@@ -13,7 +13,8 @@ from advisor.core.efficiency import Engine
 from advisor.core.hardware import HardwareClass
 from advisor.core.terms import ClassTerms, DecodeTerms, PrefillTerms
 from advisor.validation.data import load_dataset
-from advisor.validation.fit import fit, levenberg_marquardt, soft_l1
+from advisor.validation.fit import fit
+from advisor.validation.least_squares import levenberg_marquardt, soft_l1
 from advisor.validation.predict import predict
 
 D, U = (HardwareClass.DISCRETE_GPU, Engine.LLAMA_CPP), (HardwareClass.UNIFIED, Engine.LLAMA_CPP)
@@ -95,7 +96,7 @@ def test_backend_factors_are_recovered_and_shrunk(cases: list) -> None:
     """A backend with many rows gets close to its true factor; CUDA, the reference, stays at 1; a backend
     with a handful of rows moves only part of the way (the pull toward 1)."""
     from advisor.core.terms import Backend, BackendTerms
-    from advisor.validation.fit import _backend
+    from advisor.validation.fit_params import backend_of
 
     truth = replace(KNOWN, backends={Backend.METAL: BackendTerms(decode=0.8, prefill=1.3),
                                      Backend.ROCM: BackendTerms(decode=0.7, prefill=0.7)})
@@ -110,14 +111,14 @@ def test_backend_factors_are_recovered_and_shrunk(cases: list) -> None:
     assert 0.8 <= metal.decode < 0.95 and 1.2 < metal.prefill <= 1.3
     ratio = np.array([got.decode_eta(c.hw_class, c.engine, Backend.METAL, c.scenario.hardware)
                       / truth.decode_eta(c.hw_class, c.engine, Backend.METAL, c.scenario.hardware)
-                      for c in cases if c.test == "tg" and _backend(c) is Backend.METAL])
+                      for c in cases if c.test == "tg" and backend_of(c) is Backend.METAL])
     assert np.median(np.abs(ratio - 1)) < 0.03 and np.all(np.abs(ratio - 1) < 0.15)
     rocm = got.backends[Backend.ROCM]
     assert rocm.rows < 30  # few rows: moved, but held back toward 1
     assert 0.7 < rocm.decode < 0.9 and 0.7 < rocm.prefill < 0.9
     assert np.median(np.abs(predict(cases, got) / measured - 1)) < 0.02
     # rows that run Vulkan, measured at factor 1, keep a factor near 1
-    if any(_backend(c) is Backend.VULKAN for c in cases):
+    if any(backend_of(c) is Backend.VULKAN for c in cases):
         assert got.backends[Backend.VULKAN].decode == pytest.approx(1.0, abs=0.08)
 
 
@@ -150,7 +151,7 @@ def test_machine_factors_are_recovered_and_shrunk(cases: list) -> None:
     """A catalog machine with many rows gets most of the way to its true factor, one with a single row only
     part of the way (the pull toward 1); machines only hardware_specs.csv knows get none."""
     from advisor.core.terms import MachineTerms
-    from advisor.validation.fit import MACHINE_PRIOR_ROWS, catalog_chip
+    from advisor.validation.fit_params import MACHINE_PRIOR_ROWS, catalog_chip
 
     many, few = "NVIDIA GeForce RTX 3090 @ 936 GB/s", "NVIDIA GeForce RTX 3070 @ 448 GB/s"
     rows = {k: sum(1 for c in cases if c.test == "tg" and catalog_chip(c) == k) for k in (many, few)}

@@ -11,6 +11,7 @@ from advisor.core.roofline import solve
 from advisor.core.terms import Engine
 from advisor.validation.data import load_dataset
 from advisor.validation.fit_params import decode_params
+from tests.fitted_ranges import MOE_TOKEN, within
 
 
 @pytest.fixture(scope="module")
@@ -23,9 +24,9 @@ def _t0_ms(case) -> float:  # type: ignore[no-untyped-def]
 
 
 def test_committed_value() -> None:
-    # fitted on the training rows: an MoE step pays 1.91 times a dense model's fixed time
-    assert CALIBRATION.moe_token == 1.91
-    assert CALIBRATION.moe_factor(Engine.LLAMA_CPP, True) == 1.91
+    # fitted on the training rows: an MoE step pays more fixed time than a dense model's
+    assert within(CALIBRATION.moe_token, MOE_TOKEN)
+    assert CALIBRATION.moe_factor(Engine.LLAMA_CPP, True) == CALIBRATION.moe_token
     assert CALIBRATION.moe_factor(Engine.LLAMA_CPP, False) == 1.0
     assert CALIBRATION.moe_factor(Engine.MLX, True) == 1.0  # MLX brings its own kernels
     assert FLAT.moe_token == 1.0

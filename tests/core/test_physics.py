@@ -123,7 +123,8 @@ def test_prefill_is_compute_bound_and_ttft_follows() -> None:
 
 def test_batch_per_stream_falls_once_compute_bound() -> None:
     c = curve(scen(context=0, output_tokens=0, prompt_tokens=0), "batch", x=np.array([1.0, 8.0, 4096.0]))
-    assert c.decode[1] == pytest.approx(c.decode[0], rel=0.02)  # batching is nearly free
+    assert c.ceiling[1] == pytest.approx(c.ceiling[0], rel=0.02)  # batching is nearly free: one read of the weights
+    assert c.decode[1] <= c.decode[0] * (1 + 1e-9)  # each extra stream costs its fixed time, if any
     assert c.compute_bound[2] and not c.compute_bound[0]
     assert c.aggregate[2] > c.aggregate[1]
 
@@ -199,7 +200,7 @@ def test_long_context_stops_at_the_bandwidth_ceiling(monkeypatch: pytest.MonkeyP
 
     key = (HardwareClass.DISCRETE_GPU, Engine.LLAMA_CPP)
     terms = CALIBRATION.terms[key]
-    assert terms.decode.kv_factor < 1.0  # the cache costs less than its bytes at the weights' rate
+    assert terms.fitted and terms.decode.kv_factor > 0
     low_kv = replace(terms, decode=replace(terms.decode, kv_factor=0.5))
     monkeypatch.setattr(inputs_module, "CALIBRATION", replace(CALIBRATION, terms={**CALIBRATION.terms, key: low_kv}))
     s = scen(context=131072)
@@ -212,6 +213,7 @@ def test_long_context_stops_at_the_bandwidth_ceiling(monkeypatch: pytest.MonkeyP
     # at 4k the cap does not bind: the realistic figure sits below the ceiling
     short = evaluate(scen(context=4096))
     assert short.decode_tok_s is not None and short.decode_ceiling_tok_s is not None
-    assert short.decode_tok_s < 0.8 * short.decode_ceiling_tok_s
+    assert short.decode_tok_s < short.decode_ceiling_tok_s
+    assert "capped at the ceiling" not in next(st.text for st in short.steps if st.label == "Decode realistic")
     c = curve(s, "context", n=50)
     assert np.all(c.decode <= c.ceiling * (1 + 1e-9)) and np.all(c.high <= c.ceiling * (1 + 1e-9))

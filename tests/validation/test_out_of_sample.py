@@ -62,6 +62,7 @@ def test_pooled_counts_every_usable_row_once_and_keeps_held_out_errors(data: Dat
     assert "held-out rows alone" in text and f"{len(depth0):5d}" in text
 
 
+@pytest.mark.slow
 def test_out_of_sample_predictions_leave_every_row_out(data: DataSet) -> None:
     """Held-out rows come from the given calibration, training rows from fits that never saw their fold:
     so a training row's prediction differs from the committed fit's, a held-out row's does not."""

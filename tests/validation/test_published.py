@@ -26,16 +26,20 @@ def test_shipped_file_is_what_validate_write_makes_from_the_measurements() -> No
     shipped = next(f for f in shipped_catalog().held_out if f.test == "decode" and f.group == "depth 0")
     assert (shipped.n, shipped.median_pct, shipped.p90_pct) == (
         depth0["n"], depth0["fitted"]["median_pct"], depth0["fitted"]["p90_pct"])
-    assert (shipped.target_median_pct, shipped.target_p90_pct) == (8.0, 20.0) and shipped.met() is True
-    assert (shipped.n, shipped.median_pct, shipped.p90_pct) == (81, 7.12, 19.39)
+    assert (shipped.target_median_pct, shipped.target_p90_pct) == (8.0, 20.0)
+    assert shipped.met() is (shipped.median_pct <= 8.0 and shipped.p90_pct <= 20.0)
+    assert shipped.n == sum(c.held_out and c.test == "tg" and c.kind == "depth 0" for c in data.cases) > 0
+    assert 0 < shipped.median_pct <= shipped.p90_pct < 100
 
 
 def test_only_rows_on_catalog_machines_with_every_layer_on_the_gpu() -> None:
     data = load_dataset(shipped_catalog())
     rows = published_rows(data.cases)
     cat = shipped_catalog()
-    assert len(rows) == len(cat.published) == 529
-    assert sum(r.test == "tg" for r in rows) == 322 and sum(r.test == "pp" for r in rows) == 207
+    shown = [c for c in data.cases if c.row.hardware_id and c.kind != "offload"]
+    assert len(rows) == len(cat.published) == len(shown) > 0
+    assert sum(r.test == "tg" for r in rows) == sum(c.test == "tg" for c in shown) > 0
+    assert sum(r.test == "pp" for r in rows) == sum(c.test == "pp" for c in shown) > 0
     assert all(r.hardware_id in cat.hardware for r in rows)
     tg = next(c for c in data.cases if c.test == "tg" and c.row.hardware_id == "rtx-4090")
     assert published_row(tg) is not None
@@ -62,7 +66,8 @@ def test_a_bad_row_is_reported_and_the_rest_load(tmp_path: Path) -> None:
     doc["held_out"][0]["n"] = -1
     path.write_text(json.dumps(doc), encoding="utf-8")
     cat = load_shipped(root)  # type: ignore[arg-type]
-    assert len(cat.published) == 528 and len(cat.held_out) == len(shipped_catalog().held_out) - 1
+    shipped = shipped_catalog()
+    assert len(cat.published) == len(shipped.published) - 1 and len(cat.held_out) == len(shipped.held_out) - 1
     assert cat.problems == ("catalogs/published/runs.json: entry '#2' field 'tok_s': "
                             "Input should be greater than 0",
                             "catalogs/published/runs.json held_out: entry '#1' field 'n': "

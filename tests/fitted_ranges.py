@@ -1,0 +1,26 @@
+"""Where each fitted constant may plausibly lie. Tests assert these ranges (and relations), never the
+digits one fit happened to produce, so a refit on more or fewer rows needs no test edits; only
+tests/validation/test_fit.py checks that the committed constants are today's fit, exactly."""
+
+from __future__ import annotations
+
+ETA = (0.3, 1.0)  # share of the bandwidth ceiling a decode step realizes
+PREFILL_ETA = (0.1, 1.0)  # share of the FP16 peak a prefill realizes
+TOKEN_MS = (0.05, 10.0)  # t₀: fixed time per step (kernel launches, sampling), ms
+KV_FACTOR = (0.3, 3.0)  # the cache's read cost over its bytes at the weights' rate
+STREAM_MS_MAX = 5.0  # fixed time per extra stream, ms (0 allowed: batching free of it)
+DEQUANT_FLOP_MAX = 50.0  # FLOP per weight to unpack a quantized weight (0 allowed)
+FACTOR = (0.5, 1.5)  # a backend's, GPU architecture's or machine's factor on η
+PREFILL_FACTOR = (0.05, 5.0)  # prefill's factors on quantized weights, attention and experts
+ERA_TOKEN = (0.95, 3.0)  # an older llama.cpp build's t₀ over a current build's: not less
+MOE_TOKEN = (0.95, 4.0)  # a mixture of experts' t₀ over a dense model's: more kernels, not fewer
+HOST_ETA = (0.1, 1.0)  # share of host-RAM bandwidth offloaded weights are read at
+EXPERT_SPREAD = (0.2, 1.0)  # how far a batch's tokens spread over the experts
+UNFUSED_ATTN_ETA = (0.003, 0.2)  # share of the FP16 peak attention realizes as separate kernels
+BAND_LOW, BAND_HIGH = (0.5, 1.0), (1.0, 2.0)  # the 10th / 90th percentile of measured ÷ model
+
+
+def within(value: float, bounds: tuple[float, float]) -> bool:
+    """lo < value ≤ hi: every range above is open below, closed above (η = 1 is possible, 0 is not)."""
+    lo, hi = bounds
+    return lo < value <= hi

@@ -1,0 +1,182 @@
+"""Leave-one-source-out cross-validation: the yardstick for how the advisor does on a source it never saw.
+
+For each source (advisor.validation.sources) the fitter refits on every usable row of every other source,
+from the same flat start, and predicts that source's rows. A source's machine, build and method are so
+never on both sides of a fit, which a split by configuration cannot promise: the held-out rows of
+`validate` share their sources with the training rows.
+
+Reported per kind (depth 0, depth sweep, offload, batch, MoE, multi-GPU, CPU only; prefill) and per vendor:
+the median and 90th percentile absolute % error, how often the measurement fell inside the band the
+fold's fit drew, and the same figures for the best simple formula fitted the same way (decode: two
+constants, a share of the bandwidth ceiling and a fixed time per token; prefill: one share of the FLOP
+ceiling), so every kind shows whether the model earns its terms.
+
+    .venv/bin/python benchmarks/validate.py --loso     # writes catalogs/published/loso.json
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from advisor.core.calibration import hardware_vendor
+from advisor.core.hardware import HardwareClass
+from advisor.core.roofline import solve
+from advisor.validation import fit as _fit
+from advisor.validation.cases import Case
+from advisor.validation.predict import case_inputs, predict
+from advisor.validation.sources import source_of
+from advisor.validation.stats import ErrorStats, ape
+
+Pred = Callable[[Case], bool]
+
+
+def kinds() -> list[tuple[str, str, Pred]]:
+    """(test, group, which rows) in the order reported."""
+    tg: list[tuple[str, Pred]] = [
+        ("all", lambda c: True), ("depth 0", lambda c: c.kind == "depth 0"),
+        ("depth sweep", lambda c: c.kind == "depth sweep"), ("offload", lambda c: c.kind == "offload"),
+        ("batch", lambda c: c.kind == "batch"), ("MoE", lambda c: c.moe),
+        ("multi-GPU", lambda c: c.scenario.hardware.devices > 1),
+        ("CPU only", lambda c: c.hw_class is HardwareClass.CPU),
+    ]
+    return [("tg", g, p) for g, p in tg] + [("pp", "all", lambda c: True)]
+
+
+def vendor_of(c: Case) -> str:
+    return hardware_vendor(c.scenario.hardware) or "cpu"
+
+
+@dataclass(frozen=True)
+class LosoResult:
+    sources: tuple[str, ...]  # per case
+    predicted: NDArray[np.float64]
+    low: NDArray[np.float64]  # the band the fold's fit draws around each prediction
+    high: NDArray[np.float64]
+    simple: NDArray[np.float64]  # the best simple formula, fitted on the same folds
+
+
+def _ceilings(cases: Sequence[Case]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Per case: the decode ceiling (aggregate rows: times the streams) and the prefill FLOP ceiling."""
+    inp = case_inputs(cases)
+    out = solve(inp)
+    streams = np.array([c.scenario.workload.streams if c.aggregate else 1 for c in cases], dtype=float)
+    decode = np.asarray(out.ceiling, dtype=float) * streams
+    prefill = np.asarray(inp.flops, dtype=float) / np.asarray(out.prefill_matmul_flops, dtype=float)
+    return decode * np.ones(len(cases)), prefill * np.ones(len(cases))
+
+
+def simple_formula(train: Sequence[int], cases: Sequence[Case], ceilings: tuple[NDArray[np.float64], ...]
+                   ) -> NDArray[np.float64]:
+    """The best two-constant decode formula, 1 / (1 / (a × ceiling) + t₀), and a one-constant prefill
+    formula, b × FLOP ceiling, fitted on `train` (relative least squares), for every case."""
+    decode_ceiling, prefill_ceiling = ceilings
+    meas = np.array([c.measured for c in cases], dtype=float)
+    tg = np.array([c.test == "tg" for c in cases])
+    tr = np.zeros(len(cases), bool)
+    tr[list(train)] = True
+    out = np.full(len(cases), np.nan)
+    d = tr & tg & (decode_ceiling > 0)
+    if d.sum() >= 2:
+        # 1 / measured = p / ceiling + t₀, weighted so each row's relative error counts alike
+        y, x = 1 / meas[d], 1 / decode_ceiling[d]
+        w = 1 / y
+        a_mat = np.stack([x * w, w], axis=1)
+        (p, t0), *_ = np.linalg.lstsq(a_mat, y * w, rcond=None)
+        out[tg] = 1 / (np.maximum(p, 1e-9) / decode_ceiling[tg] + max(t0, 0.0))
+    pf = tr & ~tg & (prefill_ceiling > 0)
+    if pf.any():
+        b = float(np.exp(np.median(np.log(meas[pf] / prefill_ceiling[pf]))))
+        out[~tg] = b * prefill_ceiling[~tg]
+    return out
+
+
+def leave_one_source_out(cases: Sequence[Case], fitter: Callable[..., _fit.FitResult] | None = None,
+                         progress: Callable[[int, int, str], None] | None = None,
+                         only: str | None = None) -> LosoResult:
+    """Every case predicted by a fit on all the other sources' rows (see the module text). With `only`,
+    just that source's fold (its rows predicted, the rest NaN), for running folds in parallel (`merge`)."""
+    fitter = fitter or _fit.fit
+    cases = list(cases)
+    srcs = tuple(source_of(c.row.source_url) for c in cases)
+    pred = np.full(len(cases), np.nan)
+    low, high, simple = pred.copy(), pred.copy(), pred.copy()
+    ceilings = _ceilings(cases)
+    names = sorted(set(srcs)) if only is None else [only]
+    for n, s in enumerate(names):
+        if progress:
+            progress(n, len(names), s)
+        inside = [i for i, x in enumerate(srcs) if x != s]
+        left = [i for i, x in enumerate(srcs) if x == s]
+        cal = fitter([cases[i] for i in inside], train=np.ones(len(inside), bool)).calibration
+        held = [cases[i] for i in left]
+        pred[left] = predict(held, cal)
+        bands = np.array([cal.get(c.hw_class, c.engine).decode.band for c in held], dtype=float)
+        low[left], high[left] = pred[left] * bands[:, 0], pred[left] * bands[:, 1]
+        simple[left] = simple_formula(inside, cases, ceilings)[left]
+    return LosoResult(sources=srcs, predicted=pred, low=low, high=high, simple=simple)
+
+
+def merge(parts: Sequence[LosoResult]) -> LosoResult:
+    """Folds run apart, put together: each row from the fold that predicted it."""
+    first = parts[0]
+    fields = {k: np.full(len(first.sources), np.nan) for k in ("predicted", "low", "high", "simple")}
+    for part in parts:
+        done = np.isfinite(part.predicted)
+        for k, arr in fields.items():
+            arr[done] = getattr(part, k)[done]
+    return LosoResult(sources=first.sources, **fields)
+
+
+def _group_row(cases: Sequence[Case], res: LosoResult, mask: NDArray[np.bool_]) -> dict[str, Any]:
+    meas = np.array([c.measured for c in cases], dtype=float)
+    err = ape(res.predicted[mask], meas[mask])
+    simple = ape(res.simple[mask], meas[mask])
+    inside = (meas[mask] >= res.low[mask] * (1 - 1e-9)) & (meas[mask] <= res.high[mask] * (1 + 1e-9))
+    srcs = {s for s, m in zip(res.sources, mask, strict=True) if m}
+    return {**ErrorStats.of(err).as_dict(), "sources": len(srcs),
+            "band_held_pct": round(100 * float(inside.mean()), 1) if mask.any() else None,
+            "simple": ErrorStats.of(simple[np.isfinite(simple)]).as_dict()}
+
+
+def loso_dict(cases: Sequence[Case], res: LosoResult) -> dict[str, Any]:
+    """Per kind and per vendor (decode): n, median and p90 % error, band held, sources, the simple formula."""
+    cases = list(cases)
+    is_tg = np.array([c.test == "tg" for c in cases])
+    rows = []
+    for test, group, which in kinds():
+        m = np.array([c.test == test and which(c) for c in cases], dtype=bool)
+        if m.any():
+            rows.append({"test": test, "group": group, **_group_row(cases, res, m)})
+    vendors = []
+    for v in sorted({vendor_of(c) for c in cases}):
+        m = is_tg & np.array([vendor_of(c) == v for c in cases], dtype=bool)
+        if m.any():
+            vendors.append({"vendor": v, **_group_row(cases, res, m)})
+    return {"sources": len(set(res.sources)), "rows": len(cases), "kinds": rows, "vendors": vendors}
+
+
+def _pct(v: float | None) -> str:
+    return "—" if v is None else f"{v:.1f}"
+
+
+def loso_text(d: dict[str, Any]) -> str:
+    def cell(s: dict[str, Any]) -> str:
+        return f"{_pct(s['median_pct']):>6} / {_pct(s['p90_pct']):<6}"
+
+    lines = [f"Leave-one-source-out: {d['rows']} rows from {d['sources']} sources; each source predicted by a fit "
+             "on all the others.", "",
+             f"{'':9}{'group':13}{'n':>5}{'src':>5}   model med / p90   band held   simple formula med / p90"]
+    for r in d["kinds"]:
+        test = "decode" if r["test"] == "tg" else "prefill"
+        lines.append(f"{test:9}{r['group']:13}{r['n']:5d}{r['sources']:5d}   {cell(r)}    "
+                     f"{r['band_held_pct']:>6.1f} %    {cell(r['simple'])}")
+    lines += ["", "decode by vendor:"]
+    for r in d["vendors"]:
+        lines.append(f"{'':9}{r['vendor']:13}{r['n']:5d}{r['sources']:5d}   {cell(r)}    "
+                     f"{r['band_held_pct']:>6.1f} %    {cell(r['simple'])}")
+    return "\n".join(lines)

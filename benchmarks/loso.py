@@ -1,0 +1,68 @@
+"""Leave-one-source-out cross-validation of the realistic-speed model (advisor/validation/loso.py).
+
+    .venv/bin/python benchmarks/loso.py                # print the table and write catalogs/published/loso.json
+    .venv/bin/python benchmarks/loso.py --jobs 1       # one process (default: 2)
+    .venv/bin/python benchmarks/loso.py --no-write     # print only
+
+One fit per source (about 40 of them, 10–30 s each): several minutes. The figures depend on the core's
+model and the data, not on the committed constants, so rerun it after changing either. Ends with one
+key=value line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from advisor.atomic import write_atomic  # noqa: E402
+from advisor.catalog.loader import PUBLISHED_FILE, shipped_catalog  # noqa: E402
+from advisor.validation import loso  # noqa: E402
+from advisor.validation.data import load_dataset  # noqa: E402
+from advisor.validation.sources import source_of  # noqa: E402
+
+LOSO_JSON = ROOT.joinpath("catalogs", *PUBLISHED_FILE[:-1], "loso.json")
+
+
+def _one(source: str) -> tuple[str, loso.LosoResult]:
+    """The fold that leaves `source` out (a worker process loads the data itself)."""
+    cases = load_dataset(shipped_catalog()).cases
+    return source, loso.leave_one_source_out(cases, only=source)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--no-write", action="store_true")
+    args = ap.parse_args()
+    cases = load_dataset(shipped_catalog()).cases
+    sources = sorted({source_of(c.row.source_url) for c in cases})
+    t0 = time.perf_counter()
+    parts: dict[str, loso.LosoResult] = {}
+    with ProcessPoolExecutor(max_workers=max(args.jobs, 1)) as pool:
+        for n, (src, part) in enumerate(pool.map(_one, sources), start=1):
+            parts[src] = part
+            print(f"  {n}/{len(sources)} {src}", file=sys.stderr, flush=True)
+    res = loso.merge(list(parts.values()))
+    d = loso.loso_dict(cases, res)
+    print(loso.loso_text(d))
+    if not args.no_write:
+        write_atomic(LOSO_JSON, json.dumps(d, indent=1, ensure_ascii=False) + "\n")
+        print(f"wrote {LOSO_JSON.relative_to(ROOT)}", file=sys.stderr)
+    depth0 = next(r for r in d["kinds"] if r["test"] == "tg" and r["group"] == "depth 0")
+    every = next(r for r in d["kinds"] if r["test"] == "tg" and r["group"] == "all")
+    print(f"loso_sources={d['sources']} loso_decode_depth0_median={depth0['median_pct']} "
+          f"loso_decode_depth0_p90={depth0['p90_pct']} loso_decode_all_median={every['median_pct']} "
+          f"loso_s={time.perf_counter() - t0:.0f}")
+    return 0 if np.isfinite(res.predicted).all() else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from advisor.catalog.loader import shipped_catalog
 from tests.packaging.conftest import ROOT
 
 
@@ -60,6 +61,6 @@ def test_installed_wheel_finds_its_catalogs(wheel: Path, tmp_path: Path) -> None
     assert Path(got["catalogs"]) == site / "advisor" / "_catalogs"
     assert Path(got["resources"]) == site / "advisor" / "_resources"
     assert got["hardware"] > 20 and got["models"] > 20 and got["quants"] > 5
-    assert got["published"] == 529  # catalogs/published/runs.json: 322 decode and 207 prefill runs
+    assert got["published"] == len(shipped_catalog().published) > 0  # every row of catalogs/published/runs.json
     assert got["problems"] == []
     assert got["icon"]

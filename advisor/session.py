@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from advisor.core.base import Frozen
+from advisor.core.evaluate import evaluate
 from advisor.core.scenario import Scenario
-from advisor.json_files import read_json, validate, write_model
+from advisor.json_files import read_json, validate, validation_message, write_model
 
 SCHEMA_VERSION = 1
 
@@ -31,3 +32,15 @@ def save_session(session: Session, path: Path) -> None:
 
 def load_session(path: Path) -> Session:
     return validate(path, read_json(path, SessionFileError), Session, SessionFileError)
+
+
+def session_problem(session: Session) -> str | None:
+    """Why the session's scenario cannot be computed, or None. Every field is bounded to physical values,
+    so this guards what the bounds cannot see (a combination the solver still refuses)."""
+    try:
+        evaluate(session.scenario, explain=False)
+    except ValidationError as err:
+        return validation_message(err, "result")
+    except (ArithmeticError, ValueError) as err:
+        return f"{type(err).__name__}: {err}"
+    return None

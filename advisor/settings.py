@@ -5,19 +5,19 @@ are used, with a message for the window to show."""
 
 from __future__ import annotations
 
-import json
-import time
 from pathlib import Path
 
 from pydantic import Field, ValidationError
 
-from advisor.atomic import write_atomic
+from advisor.atomic import set_aside, write_atomic
 from advisor.core.base import Frozen
+from advisor.json_files import JSONProblem, load_json_file, validation_message
 from advisor.paths import config_dir
-from advisor.session import Session
+from advisor.session import Session, session_problem
 
 SETTINGS_VERSION = 1
 MAX_RECENT = 8
+MAX_SETTINGS_BYTES = 4 << 20  # a layout and a session are a few KB
 
 
 class Settings(Frozen):
@@ -34,21 +34,25 @@ def settings_path() -> Path:
 
 
 def load_settings(path: Path | None = None) -> tuple[Settings, str | None]:
-    """(settings, message): message is None unless the file was unreadable and set aside."""
+    """(settings, message): message is None unless the file was unreadable and set aside (whatever is
+    wrong with it: malformed, out of range, not a regular file, too large) or its saved session could
+    not be computed (then dropped, and the default session used)."""
     path = path or settings_path()
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():
         return Settings(), None
     try:
-        return Settings.model_validate(json.loads(path.read_text(encoding="utf-8"))), None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, ValidationError) as err:
-        aside = path.with_name(f"{path.name}.bad-{time.strftime('%Y%m%d-%H%M%S')}")
+        settings = Settings.model_validate(load_json_file(path, max_bytes=MAX_SETTINGS_BYTES))
+    except (JSONProblem, ValidationError, RecursionError, ValueError) as err:
+        reason = validation_message(err) if isinstance(err, ValidationError) else str(err).removeprefix(f"{path}: ")
         try:
-            path.replace(aside)
-            where = f"set aside as {aside.name}"
+            where = f"set aside as {set_aside(path).name}"
         except OSError:
             where = "left in place"
-        reason = err.errors()[0]["msg"] if isinstance(err, ValidationError) else str(err)
         return Settings(), f"Settings file {path} could not be read ({reason}); {where}, defaults used."
+    if settings.session is not None and (problem := session_problem(settings.session)) is not None:
+        return (settings.model_copy(update={"session": None}),
+                f"The last session in {path} could not be computed ({problem}); the default scenario is used.")
+    return settings, None
 
 
 def save_settings(settings: Settings, path: Path | None = None) -> None:

@@ -16,6 +16,8 @@ from typing import Any, BinaryIO
 
 from gguf.constants import GGML_QUANT_SIZES, GGMLQuantizationType, GGUFValueType
 
+from advisor.regular_files import open_regular
+
 MAX_COUNT = 1_000_000  # tensors or KV pairs; real files hold a few thousand at most
 MAX_STRING = 1 << 20  # 1 MiB: chat templates are the longest strings in real files
 MAX_ARRAY = 10_000_000  # elements; a 256k-token vocabulary is far below
@@ -213,7 +215,7 @@ def read_header(path: Path) -> GGUFHeader:
     """Header, metadata and tensor infos of one GGUF file; never touches the tensor data."""
     label = path.name
     try:
-        with path.open("rb") as f:
+        with open_regular(path) as f:  # a FIFO or device would block the first read forever
             size = f.seek(0, 2)
             cur = _Cursor(f, size, label)
             return _parse(cur, path)

@@ -7,7 +7,6 @@ qwen2/3(+moe), gemma2/3, mixtral, deepseek_v3, gpt_oss, glm4_moe and phi3."""
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,8 +18,11 @@ from advisor.catalog.params import ArchCounts, count_params
 from advisor.catalog.schema import ModelEntry
 from advisor.catalog.user_store import slugify
 from advisor.core.kv import attention_kv_bytes, recurrent_state_bytes
+from advisor.json_files import JSONProblem, load_json_file
 
 MAX_JSON_BYTES = 32 << 20  # a config is a few KB; an index lists every tensor, a few MB at most
+MAX_INT = 1 << 50  # larger than any count or size a config holds (the biggest, a byte total, is ~1e13)
+MAX_LAYERS = 1000  # the schema's bound; loops over layers are sized by it
 INDEX_NAME = "model.safetensors.index.json"
 
 # transformers' class defaults that real configs leave out (Gemma 3's text_config omits most of them)
@@ -61,12 +63,25 @@ class _Config:
             v = self.data.get(k)
             if v is None:
                 continue
-            if isinstance(v, bool) or not isinstance(v, int | float) or v != int(v) or v < 0:
-                raise self.fail(f"field '{k}': expected a non-negative integer, got {v!r}")
+            if isinstance(v, bool) or not isinstance(v, int | float) or v < 0 or v > MAX_INT or v != int(v):
+                raise self.fail(f"field '{k}': expected a non-negative integer up to {MAX_INT:.2g}, "
+                                f"got {str(v)[:40]}")
             return int(v)
         if required:
             raise self.fail(f"missing '{keys[0]}' (not a transformer language-model config?)")
         return None
+
+    def bool(self, key: str) -> bool | None:
+        """A flag as JSON true/false; the strings "true"/"false" and 0/1 are read as meant (bool("false")
+        would be True), anything else is an error naming the field."""
+        v = self.data.get(key)
+        if v is None or isinstance(v, bool):
+            return v
+        if isinstance(v, str) and v.strip().lower() in ("true", "false"):
+            return v.strip().lower() == "true"
+        if isinstance(v, int | float) and v in (0, 1):
+            return bool(v)
+        raise self.fail(f"field '{key}': expected true or false, got {str(v)[:40]!r}")
 
     def get(self, key: str, default: Any = None) -> Any:
         return self.data.get(key, default)
@@ -74,15 +89,9 @@ class _Config:
 
 def _read_json(path: Path) -> Any:
     try:
-        if path.stat().st_size > MAX_JSON_BYTES:
-            raise HFImportError(f"{path.name}: larger than {MAX_JSON_BYTES >> 20} MiB, not a config")
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise HFImportError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise HFImportError(f"{path.name}: cannot read: {err}") from None
-    except json.JSONDecodeError as err:
-        raise HFImportError(f"{path.name}: not valid JSON (line {err.lineno}, column {err.colno})") from None
+        return load_json_file(path, label=path.name, max_bytes=MAX_JSON_BYTES)
+    except JSONProblem as err:
+        raise HFImportError(f"{path}: no such file" if str(err).endswith(": no such file") else str(err)) from None
 
 
 def _merged(raw: dict[str, Any], label: str) -> tuple[_Config, str]:
@@ -107,14 +116,14 @@ def _sliding(cfg: _Config, model_type: str, layers: int, max_ctx: int | None) ->
     if isinstance(types, list) and types:
         n = sum(1 for t in types if t == "sliding_attention")
         return (window, n) if window and n else None
-    if not window or cfg.get("use_sliding_window") is False:
+    if not window or cfg.bool("use_sliding_window") is False:
         return None
     if model_type.startswith("gemma3"):
         period = cfg.int("sliding_window_pattern") or 6
         return window, layers - layers // period
     if model_type == "gemma2":
         return window, (layers + 1) // 2  # even layers slide
-    if cfg.get("use_sliding_window") is True:  # qwen2: layers from max_window_layers on slide
+    if cfg.bool("use_sliding_window") is True:  # qwen2: layers from max_window_layers on slide
         n = max(layers - (cfg.int("max_window_layers") or 0), 0)
         return (window, n) if n else None
     if max_ctx is not None and window >= max_ctx:
@@ -178,8 +187,8 @@ def _counts(cfg: _Config, model_type: str, layers: int, hidden: int, heads: int,
     mla = cfg.int("kv_lora_rank") or 0
     return ArchCounts(
         layers=layers, hidden=hidden, heads=heads, kv_heads=kv_heads, head_dim=head_dim, vocab=vocab,
-        intermediate_size=dense_width, tied_embeddings=bool(cfg.get("tie_word_embeddings", False)),
-        attention_bias=bool(cfg.get("attention_bias", model_type in ("qwen2", "qwen2_moe"))),
+        intermediate_size=dense_width, tied_embeddings=bool(cfg.bool("tie_word_embeddings")),
+        attention_bias=_or(cfg.bool("attention_bias"), model_type in ("qwen2", "qwen2_moe")),
         experts=experts, experts_active=active, moe_intermediate_size=moe_width, shared_experts=shared,
         shared_intermediate_size=shared_width, dense_layers=dense_layers, expert_bias=model_type == "gpt_oss",
         kv_lora_rank=mla, q_lora_rank=cfg.int("q_lora_rank") or 0,
@@ -188,11 +197,16 @@ def _counts(cfg: _Config, model_type: str, layers: int, hidden: int, heads: int,
     )
 
 
+def _or(value: bool | None, default: bool) -> bool:
+    return default if value is None else value
+
+
 def _index_params(index_path: Path, cfg: _Config, notes: list[str]) -> int | None:
     """Params from the index's byte total, when the checkpoint's dtype says how many bytes one weight takes."""
     raw = _read_json(index_path)
-    total = raw.get("metadata", {}).get("total_size") if isinstance(raw, dict) else None
-    if isinstance(total, bool) or not isinstance(total, int | float) or total <= 0:
+    meta = raw.get("metadata") if isinstance(raw, dict) else None
+    total = meta.get("total_size") if isinstance(meta, dict) else None
+    if isinstance(total, bool) or not isinstance(total, int | float) or not 0 < total <= MAX_INT:
         raise HFImportError(f"{index_path.name}: field 'metadata.total_size': expected a positive byte count")
     if cfg.get("quantization_config") is not None:
         notes.append("quantized checkpoint: the index's bytes do not map to params; counted from the architecture")
@@ -241,6 +255,8 @@ def import_hf_config(path: Path | str, index_path: Path | str | None = None) -> 
     vocab = cfg.int("vocab_size", required=True) or 0
     if not (layers and hidden and heads):
         raise cfg.fail("num_hidden_layers, hidden_size and num_attention_heads must be positive")
+    if layers > MAX_LAYERS:
+        raise cfg.fail(f"field 'num_hidden_layers': {layers:,} layers, more than {MAX_LAYERS} (not a real model)")
     mla = cfg.int("kv_lora_rank")
     head_dim = (cfg.int("v_head_dim") if mla else None) or cfg.int("head_dim") or hidden // heads
     max_ctx = cfg.int("max_position_embeddings")
@@ -267,8 +283,8 @@ def import_hf_config(path: Path | str, index_path: Path | str | None = None) -> 
 
     fields: dict[str, Any] = {"layers": layers, "hidden": hidden, "heads": heads, "kv_heads": kv_heads,
                               "head_dim": head_dim, "vocab": vocab or None}
-    if (tied := cfg.get("tie_word_embeddings")) is not None:  # absent: unknown, every weight counted as read
-        fields["tied_embeddings"] = bool(tied)
+    if (tied := cfg.bool("tie_word_embeddings")) is not None:  # absent: unknown, every weight counted as read
+        fields["tied_embeddings"] = tied
     if max_ctx:
         fields["max_context"] = max_ctx
     if counts.is_moe:

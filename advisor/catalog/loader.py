@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import tomllib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -16,6 +15,7 @@ from pydantic import BaseModel, ValidationError
 
 from advisor.catalog.schema import HardwareEntry, KVCacheEntry, ModelEntry, QuantEntry
 from advisor.core.published import HeldOutFigure, Published
+from advisor.json_files import JSONProblem, load_json_file, parse_json
 
 E = TypeVar("E", bound=BaseModel)
 
@@ -27,6 +27,7 @@ KINDS: dict[str, tuple[str, type[BaseModel]]] = {
 }
 KV_TABLE = "kv_cache"
 PUBLISHED_FILE = ("published", "runs.json")  # under the catalog root
+MAX_USER_FILE_BYTES = 64 << 20  # thousands of entries are a few MB
 
 
 @dataclass(frozen=True)
@@ -65,13 +66,15 @@ def validate_entries(raw: Iterable[Any], model: type[E], where: str, problems: l
             yield model.model_validate(item)
         except ValidationError as err:
             problems.append(describe_error(where, entry_id, err))
+        except (RecursionError, ValueError, ArithmeticError) as err:  # a validator that could not finish
+            problems.append(f"{where}: entry '{entry_id}': cannot be read ({type(err).__name__})")
 
 
 def _read_toml(path: Traversable, where: str, problems: list[str]) -> dict[str, Any]:
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as err:
-        problems.append(f"{where}: cannot read: {err}")
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError, RecursionError, ValueError) as err:
+        problems.append(f"{where}: cannot read: {err if not isinstance(err, RecursionError) else 'nested too deeply'}")
         return {}
 
 
@@ -117,8 +120,8 @@ def load_published(path: Traversable, where: str, problems: list[str]
     if not path.is_file():
         return (), ()
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raw = parse_json(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, JSONProblem) as err:
         problems.append(f"{where}: cannot read: {err}")
         return (), ()
     rows = raw.get("rows") if isinstance(raw, dict) else None
@@ -139,17 +142,19 @@ def shipped_catalog() -> Catalog:
 
 
 def load_user(user_dir: Path) -> tuple[dict[str, dict[str, Any]], list[str]]:
-    """User entries: <user_dir>/<kind>.json, each a JSON list of entries."""
+    """User entries: <user_dir>/<kind>.json, each a JSON list of entries. A file that cannot be read for
+    any reason is one problem line naming it, and the rest load (user_store offers to set it aside)."""
     problems: list[str] = []
     found: dict[str, dict[str, Any]] = {k: {} for k in KINDS}
     for kind, (_, model) in KINDS.items():
         path = user_dir / f"{kind}.json"
-        if not path.exists():
+        if not path.exists() and not path.is_symlink():
             continue
         try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-            problems.append(f"{path}: cannot read: {err}")
+            raw = load_json_file(path, max_bytes=MAX_USER_FILE_BYTES)
+        except JSONProblem as err:
+            problems.append(str(err) if ": cannot read: " in str(err) else
+                            f"{path}: cannot read: {str(err).removeprefix(f'{path}: ')}")
             continue
         if not isinstance(raw, list):
             problems.append(f"{path}: expected a JSON list of entries")

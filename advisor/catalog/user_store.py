@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from advisor.atomic import write_atomic
-from advisor.catalog.loader import KINDS, describe_error
+from advisor.atomic import set_aside, write_atomic
+from advisor.catalog.loader import KINDS, MAX_USER_FILE_BYTES, describe_error
+from advisor.json_files import JSONProblem, load_json_file
 from advisor.paths import user_catalog_dir
 
 
@@ -38,35 +38,26 @@ def store_path(kind: str, user_dir: Path | None = None) -> Path:
     return (user_dir if user_dir is not None else user_catalog_dir()) / f"{kind}.json"
 
 
-def _set_aside(path: Path) -> Path:
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    bad = path.with_name(f"{path.name}.bad-{stamp}")
-    n = 1
-    while bad.exists():  # two saves in one second must not overwrite the first copy
-        bad = path.with_name(f"{path.name}.bad-{stamp}-{n}")
-        n += 1
-    path.rename(bad)
-    return bad
-
-
 def read_raw(path: Path, set_aside_corrupt: bool = False) -> list[Any]:
-    """The file's entries as plain JSON; [] when the file does not exist yet."""
-    if not path.exists():
+    """The file's entries as plain JSON; [] when the file does not exist yet. Whatever keeps the file from
+    being read as a list (malformed, out of range, too large, not UTF-8, a FIFO or folder) is corrupt;
+    only an error of the system (permissions, a failing disk) is not, and never leads to a set-aside."""
+    if not path.exists() and not path.is_symlink():
         return []
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw = load_json_file(path, max_bytes=MAX_USER_FILE_BYTES)
         if isinstance(raw, list):
             return raw
         problem = "is not a JSON list of entries"
-    except json.JSONDecodeError as err:
-        problem = f"is not valid JSON (line {err.lineno}, column {err.colno})"
-    except UnicodeDecodeError:
-        problem = "is not UTF-8 text"
-    except OSError as err:
-        raise UserStoreError(f"{path}: cannot read: {err.strerror or err}") from None
+    except JSONProblem as err:
+        if err.system:
+            raise UserStoreError(str(err)) from None
+        problem = str(err).removeprefix(f"{path}: ").removeprefix("cannot read: ")
+        is_what = problem.startswith(("not ", "larger ", "nested "))
+        problem = f"is {problem}" if is_what else f"cannot be read: {problem}"
     if not set_aside_corrupt:
         raise UserStoreError(f"{path} {problem}; nothing was saved — repair it, or move it aside and save again")
-    _set_aside(path)
+    set_aside(path)
     return []
 
 

@@ -11,7 +11,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any, NoReturn
+from collections.abc import Iterator
+from typing import Any, BinaryIO, NoReturn
+
+from pydantic import ValidationError
 
 from advisor.catalog.loader import Catalog
 from advisor.catalog.longtail import find_hardware
@@ -22,6 +25,7 @@ from advisor.core.fmt import num
 from advisor.core.published import Published, PublishedView, Setup, published_view
 from advisor.core.result import Result
 from advisor.core.scenario import Scenario
+from advisor.json_files import JSONProblem, parse_json, validation_message
 
 JSON_KEYS = ("decode_tok_s", "decode_low_tok_s", "decode_high_tok_s", "decode_ceiling_tok_s", "aggregate_tok_s",
              "prefill_tok_s", "ttft_s", "inter_token_ms", "response_s", "requests_per_hour", "weights_gb",
@@ -194,30 +198,61 @@ def _line_args(obj: Any, parser: argparse.ArgumentParser, defaults: argparse.Nam
     return ns
 
 
+MAX_LINE_BYTES = 1 << 20  # one scenario is a few hundred bytes
+
+
+def _lines(stream: BinaryIO) -> Iterator[tuple[int, str, str | None]]:
+    """(line number, text, problem) per line: a line longer than MAX_LINE_BYTES (skipped to its end
+    without being held) or not UTF-8 has a problem instead of text, so it costs the rest nothing."""
+    n = 0
+    while chunk := stream.readline(MAX_LINE_BYTES + 1):
+        n += 1
+        if len(chunk) > MAX_LINE_BYTES and not chunk.endswith(b"\n"):
+            while (more := stream.readline(MAX_LINE_BYTES)) and not more.endswith(b"\n"):
+                pass
+            yield n, "", f"longer than {MAX_LINE_BYTES >> 20} MiB: not one scenario"
+            continue
+        try:
+            yield n, chunk.decode("utf-8"), None
+        except UnicodeDecodeError:
+            yield n, "", "not UTF-8 text"
+
+
+def _line_result(text: str, parser: argparse.ArgumentParser, args: argparse.Namespace,
+                 catalog: Catalog) -> dict[str, Any]:
+    ns = _line_args(parse_json(text), parser, args)
+    s = scenario_from_args(ns, catalog)
+    return {**result_json(s, evaluate(s)), "published": published_json(published_for(ns, s, catalog))}
+
+
 def estimate_many(args: argparse.Namespace, catalog: Catalog) -> int:
     """One JSON object per input line in, one JSON result per line out, in one process. A bad line
     gives {"line": n, "error": ...} and the rest still run; the exit code is then 1."""
     path = args.many
     try:
-        stream = sys.stdin if path == "-" else open(path, encoding="utf-8")
-    except OSError as err:
-        raise CliError(f"--many: cannot read {path}: {err.strerror or err}") from None
+        # a pipe is fine here (`--many <(generate)`): lines are read as they come, never all at once
+        stream = sys.stdin.buffer if path == "-" else open(path, "rb")  # noqa: SIM115
+    except (OSError, ValueError) as err:
+        raise CliError(f"--many: cannot read {path}: {getattr(err, 'strerror', None) or err}") from None
     parser = _line_parser()
     failed = 0
     with stream:
-        for n, text in enumerate(stream, start=1):
-            if not text.strip():
+        for n, text, problem in _lines(stream):
+            if problem is None and not text.strip():
                 continue
             try:
-                ns = _line_args(json.loads(text), parser, args)
-                s = scenario_from_args(ns, catalog)
-                out: dict[str, Any] = {"line": n, **result_json(s, evaluate(s)),
-                                       "published": published_json(published_for(ns, s, catalog))}
-            except json.JSONDecodeError as err:
-                out, failed = {"line": n, "error": f"not JSON: {err.msg}"}, failed + 1
+                if problem is not None:
+                    raise _LineError(problem)
+                line = json.dumps({"line": n, **_line_result(text, parser, args, catalog)}, allow_nan=False)
+            except JSONProblem as err:
+                line, failed = json.dumps({"line": n, "error": f"not JSON: {err}"}), failed + 1
             except (_LineError, CliError) as err:
-                out, failed = {"line": n, "error": str(err)}, failed + 1
-            print(json.dumps(out))
+                line, failed = json.dumps({"line": n, "error": str(err)}), failed + 1
+            except ValidationError as err:
+                line, failed = json.dumps({"line": n, "error": validation_message(err)}), failed + 1
+            except (ValueError, ArithmeticError, RecursionError) as err:  # the core refused this scenario
+                line, failed = json.dumps({"line": n, "error": f"cannot compute: {err}"}), failed + 1
+            print(line, flush=False)
     return 1 if failed else 0
 
 

@@ -20,6 +20,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from advisor.json_files import JSONProblem, parse_json
+
 TestKind = Literal["pp", "tg", "pg"]
 
 _TEST = re.compile(r"^(?:(?P<kind>pp|tg)\s*(?P<n>\d+)|pp\s*(?P<pp>\d+)\s*\+\s*tg\s*(?P<tg>\d+))"
@@ -204,11 +206,17 @@ def _markdown_row(cells: dict[str, str], n: int) -> BenchRow:
 
 def _parse_json(text: str) -> list[BenchRow]:
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as whole_err:
-        if text.lstrip().startswith("{"):
-            return _parse_jsonl(text)
-        raise BenchError(f"line {whole_err.lineno}: not valid JSON ({whole_err.msg})") from None
+        data = parse_json(text)
+    except JSONProblem as problem:
+        try:
+            json.loads(text)
+        except json.JSONDecodeError as whole_err:
+            if text.lstrip().startswith("{"):
+                return _parse_jsonl(text)
+            raise BenchError(f"line {whole_err.lineno}: not valid JSON ({whole_err.msg})") from None
+        except (ValueError, RecursionError):
+            pass
+        raise BenchError(f"the pasted JSON cannot be read: {problem}") from None
     items = data if isinstance(data, list) else [data]
     if not items:
         raise BenchError("line 1: the JSON list is empty: no llama-bench results")
@@ -258,9 +266,9 @@ def _parse_jsonl(text: str) -> list[BenchRow]:
         if not raw.strip():
             continue
         try:
-            item = json.loads(raw)
-        except json.JSONDecodeError as err:
-            raise BenchError(f"line {n}: not a JSON object ({err.msg}): {raw.strip()[:120]!r}") from None
+            item = parse_json(raw)
+        except JSONProblem as err:
+            raise BenchError(f"line {n}: not a JSON object ({err}): {raw.strip()[:120]!r}") from None
         rows.append(_record_row(item, f"line {n}", n))
     return rows
 

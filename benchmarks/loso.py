@@ -4,9 +4,9 @@
     .venv/bin/python benchmarks/loso.py --jobs 1       # one process (default: 2)
     .venv/bin/python benchmarks/loso.py --no-write     # print only
 
-One fit per source (about 40 of them, 10–30 s each): several minutes. The figures depend on the core's
-model and the data, not on the committed constants, so rerun it after changing either. Ends with one
-key=value line."""
+Eight fits of whole sources by default (10–30 s each); --folds 0 fits once per source (about 40).
+The figures depend on the core's model and the data, not on the committed constants, so rerun it
+after changing either. Ends with one key=value line."""
 
 from __future__ import annotations
 
@@ -26,32 +26,36 @@ from advisor.atomic import write_atomic  # noqa: E402
 from advisor.catalog.loader import PUBLISHED_FILE, shipped_catalog  # noqa: E402
 from advisor.validation import loso  # noqa: E402
 from advisor.validation.data import load_dataset  # noqa: E402
-from advisor.validation.sources import source_of  # noqa: E402
 
 LOSO_JSON = ROOT.joinpath("catalogs", *PUBLISHED_FILE[:-1], "loso.json")
 
 
-def _one(source: str) -> tuple[str, loso.LosoResult]:
-    """The fold that leaves `source` out (a worker process loads the data itself)."""
+def _one(job: tuple[int, int | None]) -> tuple[int, loso.LosoResult]:
+    """One fold (a worker process loads the data itself)."""
+    fold, k = job
     cases = load_dataset(shipped_catalog()).cases
-    return source, loso.leave_one_source_out(cases, only=source)
+    return fold, loso.leave_one_source_out(cases, only=fold, k=k)
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--folds", type=int, default=8, help="folds of whole sources; 0: one per source")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
     cases = load_dataset(shipped_catalog()).cases
-    sources = sorted({source_of(c.row.source_url) for c in cases})
+    k = args.folds or None
+    folds = loso.source_folds(cases, k)
+    jobs = [(f, k) for f in sorted(set(folds.values()))]
     t0 = time.perf_counter()
-    parts: dict[str, loso.LosoResult] = {}
+    parts: list[loso.LosoResult] = []
     with ProcessPoolExecutor(max_workers=max(args.jobs, 1)) as pool:
-        for n, (src, part) in enumerate(pool.map(_one, sources), start=1):
-            parts[src] = part
-            print(f"  {n}/{len(sources)} {src}", file=sys.stderr, flush=True)
-    res = loso.merge(list(parts.values()))
-    d = loso.loso_dict(cases, res)
+        for n, (f, part) in enumerate(pool.map(_one, jobs), start=1):
+            parts.append(part)
+            names = ", ".join(s for s, g in folds.items() if g == f)
+            print(f"  fold {n}/{len(jobs)}: {names}", file=sys.stderr, flush=True)
+    res = loso.merge(parts)
+    d = {**loso.loso_dict(cases, res), "folds": len(jobs)}
     print(loso.loso_text(d))
     if not args.no_write:
         write_atomic(LOSO_JSON, json.dumps(d, indent=1, ensure_ascii=False) + "\n")

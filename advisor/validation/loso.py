@@ -11,11 +11,13 @@ fold's fit drew, and the same figures for the best simple formula fitted the sam
 constants, a share of the bandwidth ceiling and a fixed time per token; prefill: one share of the FLOP
 ceiling), so every kind shows whether the model earns its terms.
 
-    .venv/bin/python benchmarks/validate.py --loso     # writes catalogs/published/loso.json
+    .venv/bin/python benchmarks/loso.py             # 8 folds of whole sources; writes catalogs/published/loso.json
+    .venv/bin/python benchmarks/loso.py --folds 0   # one fold per source (about 40 fits)
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -95,23 +97,45 @@ def simple_formula(train: Sequence[int], cases: Sequence[Case], ceilings: tuple[
     return out
 
 
+def source_folds(cases: Sequence[Case], k: int | None = None) -> dict[str, int]:
+    """The fold of each source. k None: one fold per source (leave-one-source-out). Otherwise k folds of
+    whole sources, each source in turn (largest first, then by name) to the fold holding the fewest rows:
+    the same few fits cover every source, and no fold splits one."""
+    rows = Counter(source_of(c.row.source_url) for c in cases)
+    names = sorted(rows)
+    if k is None or k >= len(names):
+        return {s: i for i, s in enumerate(names)}
+    if k < 2:
+        raise ValueError(f"k must be at least 2, got {k}")
+    load = [0] * k
+    fold: dict[str, int] = {}
+    for s in sorted(names, key=lambda s: (-rows[s], s)):
+        f = min(range(k), key=lambda i: (load[i], i))
+        fold[s] = f
+        load[f] += rows[s]
+    return fold
+
+
 def leave_one_source_out(cases: Sequence[Case], fitter: Callable[..., _fit.FitResult] | None = None,
                          progress: Callable[[int, int, str], None] | None = None,
-                         only: str | None = None) -> LosoResult:
-    """Every case predicted by a fit on all the other sources' rows (see the module text). With `only`,
-    just that source's fold (its rows predicted, the rest NaN), for running folds in parallel (`merge`)."""
+                         only: int | None = None, k: int | None = None) -> LosoResult:
+    """Every case predicted by a fit on the rows of all the other sources (see the module text); with `k`,
+    k folds of whole sources (`source_folds`) instead of one per source. With `only`, just that fold (its
+    rows predicted, the rest NaN), for running folds in parallel (`merge`)."""
     fitter = fitter or _fit.fit
     cases = list(cases)
     srcs = tuple(source_of(c.row.source_url) for c in cases)
+    folds = source_folds(cases, k)
+    fold_of = [folds[s] for s in srcs]
     pred = np.full(len(cases), np.nan)
     low, high, simple = pred.copy(), pred.copy(), pred.copy()
     ceilings = _ceilings(cases)
-    names = sorted(set(srcs)) if only is None else [only]
-    for n, s in enumerate(names):
+    todo = sorted(set(folds.values())) if only is None else [only]
+    for n, f in enumerate(todo):
         if progress:
-            progress(n, len(names), s)
-        inside = [i for i, x in enumerate(srcs) if x != s]
-        left = [i for i, x in enumerate(srcs) if x == s]
+            progress(n, len(todo), ", ".join(s for s, g in folds.items() if g == f))
+        inside = [i for i, g in enumerate(fold_of) if g != f]
+        left = [i for i, g in enumerate(fold_of) if g == f]
         cal = fitter([cases[i] for i in inside], train=np.ones(len(inside), bool)).calibration
         held = [cases[i] for i in left]
         pred[left] = predict(held, cal)

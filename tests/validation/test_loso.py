@@ -13,7 +13,7 @@ from advisor.catalog.loader import shipped_catalog
 from advisor.core.calibration import CALIBRATION, Calibration
 from advisor.validation.cases import Case
 from advisor.validation.data import load_dataset
-from advisor.validation.loso import leave_one_source_out, loso_dict, merge, simple_formula
+from advisor.validation.loso import leave_one_source_out, loso_dict, merge, simple_formula, source_folds
 from advisor.validation.sources import source_of
 
 
@@ -59,8 +59,9 @@ def test_every_row_is_predicted_by_a_fit_that_never_saw_its_source(cases: list[C
     assert (res.low <= res.predicted).all() and (res.predicted <= res.high).all()
 
     one = sorted(sources)[0]
+    fold = source_folds(cases)[one]
     part = leave_one_source_out(cases, fitter=lambda c, train=None: _Fitted(CALIBRATION),  # type: ignore[arg-type]
-                                only=one)
+                                only=fold)
     mine = np.array([s == one for s in part.sources])
     assert np.isfinite(part.predicted[mine]).all() and np.isnan(part.predicted[~mine]).all()
     assert np.allclose(merge([part]).predicted[mine], res.predicted[mine])
@@ -69,6 +70,16 @@ def test_every_row_is_predicted_by_a_fit_that_never_saw_its_source(cases: list[C
     groups = {(r["test"], r["group"]) for r in d["kinds"]}
     assert {("tg", "depth 0"), ("tg", "MoE"), ("tg", "multi-GPU"), ("pp", "all")} <= groups
     assert d["sources"] == len(sources) and {v["vendor"] for v in d["vendors"]} >= {"nvidia", "apple", "amd"}
+
+
+def test_folds_of_whole_sources_are_balanced(cases: list[Case]) -> None:
+    folds = source_folds(cases, 8)
+    assert set(folds.values()) == set(range(8))
+    rows = np.bincount([folds[source_of(c.row.source_url)] for c in cases], minlength=8)
+    largest = max(np.unique([source_of(c.row.source_url) for c in cases], return_counts=True)[1])
+    assert rows.max() - rows.min() <= largest  # a fold differs from another by at most one whole source
+    with pytest.raises(ValueError):
+        source_folds(cases, 1)
 
 
 def test_the_simple_formula_recovers_its_own_constants() -> None:

@@ -114,11 +114,16 @@ def main(argv: list[str] | None = None) -> int:
     store = Store(catalog, session)
     window = MainWindow(store, settings, importer=import_model_dialog)
     if not headless:
+        from advisor.ui.screen import ScreenFit
+
+        app.installEventFilter(ScreenFit(app))  # every window and dialog opens inside the screen
         window.restore_layout(settings.window_geometry, settings.window_state)
     if args.scenario is not None and not headless and not problems:
         window.current_file = args.scenario
-    if headless or not settings.window_geometry:
+    if headless:
         window.resize(*SCREENSHOT_SIZE)
+    elif not settings.window_geometry:
+        window.fit_to_screen(SCREENSHOT_SIZE, arrange=not settings.window_state)
 
     if headless:
         return _render_and_exit(app, window, args.screenshot, args.export_plot)

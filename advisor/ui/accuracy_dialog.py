@@ -22,6 +22,7 @@ from advisor.catalog.loader import Catalog
 from advisor.core.calibration import BACKEND_LABELS, CALIBRATION, Calibration, generation_key, machine_key
 from advisor.core.hardware import HARDWARE_CLASS_LABELS
 from advisor.core.published import HeldOutFigure, all_records
+from advisor.ui.screen import fit_to_screen
 
 INTRO = ("Each realistic figure comes from a model fitted to published llama-bench, MLX and vLLM runs. "
          "Below, per catalog machine, how the runs published on it compare with the model's figure for "
@@ -150,4 +151,4 @@ class AccuracyDialog(QDialog):
         lay.addWidget(held)
         lay.addWidget(terms)
         lay.addWidget(buttons)
-        self.resize(940, 780)
+        fit_to_screen(self, (940, 780), center=False)

@@ -8,6 +8,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QDialog, QGridLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
 from advisor.core.fmt import num
+from advisor.ui.screen import fit_to_screen
 
 SAMPLE = (
     "Decode speed is mostly a memory question. For every token the model writes, it has to stream all of "
@@ -41,8 +42,10 @@ class FeelDialog(QDialog):
         for col, (r, t, title) in enumerate(lanes):
             text = QPlainTextEdit()
             text.setReadOnly(True)
-            text.setMinimumWidth(220)
-            grid.addWidget(QLabel(f"<b>{title}</b>"), 0, col)
+            text.setMinimumWidth(150)  # four lanes side by side still fit a small laptop screen
+            head = QLabel(f"<b>{title}</b>")
+            head.setWordWrap(True)
+            grid.addWidget(head, 0, col)
             grid.addWidget(text, 1, col)
             self.lanes.append((r, t, text))
         self.restart = QPushButton("Restart")
@@ -53,7 +56,7 @@ class FeelDialog(QDialog):
         self.timer = QTimer(self)
         self.timer.setInterval(TICK_MS)
         self.timer.timeout.connect(self.tick)
-        self.resize(1000, 420)
+        fit_to_screen(self, (1000, 420), center=False)
         self.start()
 
     def start(self) -> None:

@@ -10,7 +10,7 @@ from html import escape
 from pathlib import Path
 
 import pyqtgraph as pg
-from PySide6.QtCore import QByteArray, Qt
+from PySide6.QtCore import QByteArray, QRect, QSize, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -41,6 +41,7 @@ from advisor.ui.plots.context_plot import ContextPlot
 from advisor.ui.plots.params_plot import ParamsPlot
 from advisor.ui.plots.titles import scenario_title
 from advisor.ui.recommend_panel import RecommendPanel
+from advisor.ui.screen import clamp_to, fit_to_screen
 from advisor.ui.store import NO_POINTS, Snapshot, Store
 
 SCENARIO_FILTER = "Advisor scenario (*.json)"
@@ -105,9 +106,10 @@ class MainWindow(SavesToFile, QMainWindow):
         left = Qt.DockWidgetArea.LeftDockWidgetArea
         right = Qt.DockWidgetArea.RightDockWidgetArea
         for key, title, widget, area in (
-            ("hardware", "Hardware", self.hardware_panel, left),
-            ("model", "Model", self.model_panel, left),
-            ("quant", "Quant", self.quant_panel, left),
+            # Every panel scrolls: on a laptop screen a panel's full height must not fix the splitters.
+            ("hardware", "Hardware", _scroll(self.hardware_panel), left),
+            ("model", "Model", _scroll(self.model_panel), left),
+            ("quant", "Quant", _scroll(self.quant_panel), left),
             ("workload", "Workload", _scroll(self.workload_panel), left),
             ("numbers", "Numbers", _scroll(self.numbers_panel), right),
             ("recommend", "Recommendation", _scroll(self.recommend_panel), right),
@@ -122,9 +124,7 @@ class MainWindow(SavesToFile, QMainWindow):
         self.docks["hardware"].raise_()
         self.tabifyDockWidget(self.docks["numbers"], self.docks["recommend"])
         self.docks["numbers"].raise_()
-        self.resizeDocks([self.docks["hardware"], self.docks["numbers"]], [380, 400], Qt.Orientation.Horizontal)
-        # The workload is edited all the time: give it about half the left column.
-        self.resizeDocks([self.docks["hardware"], self.docks["workload"]], [480, 440], Qt.Orientation.Vertical)
+        self.arrange_docks(QSize(1600, 1000))
 
         self.status = QLabel()
         self.status.setFixedWidth(440)  # a fixed width: changing text must not re-lay out the window
@@ -334,8 +334,24 @@ class MainWindow(SavesToFile, QMainWindow):
     def restore_layout(self, geometry: str | None, state: str | None) -> None:
         if geometry:
             self.restoreGeometry(QByteArray.fromBase64(geometry.encode()))
+            clamp_to(self)  # saved on a larger screen: pulled back inside this one
         if state:
             self.restoreState(QByteArray.fromBase64(state.encode()))
+
+    def fit_to_screen(self, preferred: tuple[int, int], arrange: bool = True, avail: QRect | None = None) -> None:
+        """The preferred size or the available screen, whichever is smaller; the docks shared out for it."""
+        fit_to_screen(self, preferred, avail)
+        if arrange:
+            self.arrange_docks(self.size())
+
+    def arrange_docks(self, size: QSize) -> None:
+        """Side columns about a quarter of the width each; the workload, edited all the time, half the
+        left column's height."""
+        side = max(min(400, size.width() * 27 // 100), 260)
+        self.resizeDocks([self.docks["hardware"], self.docks["numbers"]], [side, side], Qt.Orientation.Horizontal)
+        column = max(size.height() - 80, 300)  # less the menu and status bars
+        self.resizeDocks([self.docks["hardware"], self.docks["workload"]], [column // 2, column - column // 2],
+                         Qt.Orientation.Vertical)
 
     def layout_state(self) -> tuple[str, str]:
         return (bytes(self.saveGeometry().toBase64().data()).decode(),

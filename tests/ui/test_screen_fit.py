@@ -1,0 +1,103 @@
+"""Windows on a laptop screen: the main window at 1366×768 keeps every panel reachable and the
+Workload panel usable; restored geometry and every dialog stay inside the available screen."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QByteArray, QRect, Qt
+from PySide6.QtWidgets import QApplication, QScrollArea, QWidget
+
+from advisor.ui.feel_dialog import FeelDialog
+from advisor.ui.main_window import MainWindow
+from advisor.ui.screen import FRAME_ALLOWANCE, ScreenFit, available_rect, clamp_to
+from advisor.ui.store import Store
+
+LAPTOP = QRect(0, 0, 1366, 768)
+
+
+def _inside(widget: QWidget, avail: QRect) -> bool:
+    g = widget.frameGeometry()
+    return avail.contains(g.topLeft()) and g.right() <= avail.right() and g.bottom() <= avail.bottom()
+
+
+def test_main_window_fits_a_laptop_screen(qtbot, store: Store) -> None:  # type: ignore[no-untyped-def]
+    w = MainWindow(store)
+    qtbot.addWidget(w)
+    w.fit_to_screen((1600, 1000), avail=LAPTOP)
+    w.show()
+    qtbot.waitExposed(w)
+    assert w.width() + FRAME_ALLOWANCE.width() <= LAPTOP.width()
+    assert w.height() + FRAME_ALLOWANCE.height() <= LAPTOP.height()
+    # The window can shrink to the screen: its minimum is well inside it, and each panel scrolls,
+    # so a panel's full height never pins the splitters.
+    assert w.minimumSizeHint().height() < LAPTOP.height() * 0.6
+    for key, dock in w.docks.items():
+        assert isinstance(dock.widget(), QScrollArea), key
+        assert dock.minimumSizeHint().height() < 200, key
+    workload = w.docks["workload"]
+    rows = workload.widget().widget().findChildren(QWidget)  # type: ignore[attr-defined]
+    assert workload.height() > 0.4 * w.height(), "the Workload panel gets about half the left column"
+    assert len(rows) > 10
+    # Its splitter moves: giving the Workload more room grows it, and less shrinks it.
+    before = workload.height()
+    w.resizeDocks([w.docks["hardware"], workload], [150, before + 150], Qt.Orientation.Vertical)
+    qtbot.waitUntil(lambda: workload.height() > before + 60)
+    w.resizeDocks([w.docks["hardware"], workload], [before + 150, 150], Qt.Orientation.Vertical)
+    qtbot.waitUntil(lambda: workload.height() < before - 60)
+
+
+def test_restored_geometry_is_pulled_inside_the_screen(qtbot, store: Store) -> None:  # type: ignore[no-untyped-def]
+    big = MainWindow(store)
+    qtbot.addWidget(big)
+    avail = available_rect(big)
+    big.setGeometry(avail.right() - 100, avail.bottom() - 100, avail.width() * 2, avail.height() * 2)
+    geometry = bytes(big.saveGeometry().toBase64().data()).decode()
+    w = MainWindow(store)
+    qtbot.addWidget(w)
+    w.restore_layout(geometry, None)
+    w.show()
+    qtbot.waitExposed(w)
+    assert w.width() <= avail.width() and w.height() <= avail.height()
+    assert avail.contains(w.geometry().topLeft())
+    assert w.geometry().right() <= avail.right() and w.geometry().bottom() <= avail.bottom()
+    _ = QByteArray  # restoreGeometry's input type, for readers
+
+
+def test_clamp_keeps_a_window_that_fits_where_it_is(qtbot) -> None:  # type: ignore[no-untyped-def]
+    w = QWidget()
+    qtbot.addWidget(w)
+    w.setGeometry(100, 80, 400, 300)
+    clamp_to(w, LAPTOP)
+    assert (w.x(), w.y(), w.width(), w.height()) == (100, 80, 400, 300)
+    w.setGeometry(1200, 700, 2000, 900)
+    clamp_to(w, LAPTOP)
+    assert w.width() <= LAPTOP.width() and w.height() <= LAPTOP.height()
+    assert w.x() >= 0 and w.y() >= 0
+    assert w.x() + w.width() <= LAPTOP.width() and w.y() + w.height() <= LAPTOP.height()
+
+
+def test_every_dialog_opens_inside_a_laptop_screen(qtbot, window: MainWindow, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from advisor.ui import screen
+
+    monkeypatch.setattr(screen, "available_rect", lambda _widget=None: LAPTOP)  # the screen they open on
+    app = QApplication.instance()
+    fit = ScreenFit()
+    app.installEventFilter(fit)
+    try:
+        avail = LAPTOP
+        from advisor.ui.accuracy_dialog import AccuracyDialog
+        from advisor.ui.compare import open_compare_window
+
+        dialogs: list[QWidget] = [AccuracyDialog(window.store.catalog, window), FeelDialog(100.0, 0.5, window)]
+        for d in dialogs:
+            qtbot.addWidget(d)
+            d.show()
+            qtbot.waitExposed(d)
+        compare = open_compare_window(window)
+        qtbot.waitExposed(compare)
+        dialogs.append(compare)
+        for d in dialogs:
+            assert d.width() <= avail.width() and d.height() <= avail.height(), type(d).__name__
+            assert _inside(d, avail), (type(d).__name__, d.frameGeometry(), avail)
+        compare.close()
+    finally:
+        app.removeEventFilter(fit)

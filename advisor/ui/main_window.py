@@ -43,6 +43,7 @@ from advisor.ui.plots.titles import scenario_title
 from advisor.ui.recommend_panel import RecommendPanel
 from advisor.ui.screen import clamp_to, fit_to_screen
 from advisor.ui.store import NO_POINTS, Snapshot, Store
+from advisor.ui.wheel import wheel_scrolls_panel
 
 SCENARIO_FILTER = "Advisor scenario (*.json)"
 
@@ -61,6 +62,7 @@ def _scroll(widget: QWidget) -> QScrollArea:
     area.setWidget(widget)
     area.setWidgetResizable(True)
     area.setFrameShape(QScrollArea.Shape.NoFrame)
+    wheel_scrolls_panel(widget)
     return area
 
 

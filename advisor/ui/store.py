@@ -67,6 +67,16 @@ def validation_text(err: ValidationError) -> str:
     return f"{loc}: {first['msg']}"
 
 
+# What the solver raises when it cannot finish a scenario (a result out of range fails its validation).
+COMPUTE_ERRORS = (ValueError, ArithmeticError, RecursionError)
+
+
+def failure_text(err: BaseException) -> str:
+    if isinstance(err, ValidationError):
+        return f"the result's {validation_text(err)}"
+    return str(err) or type(err).__name__
+
+
 class Store(QObject):
     changed = Signal(object)  # Snapshot
     extras_changed = Signal(object)  # Extras, after edits pause
@@ -84,7 +94,14 @@ class Store(QObject):
         # published runs: the candidates per plot (by what they depend on), then the last picks and sets
         self._candidates: tuple[object, dict[Axis, Candidates]] | None = None
         self._published: dict[Axis, tuple[tuple[int, ...], PointSet]] | None = None
-        self.snapshot = self._compute(session or Session())
+        # A restored or opened session that cannot be computed starts the window on the default one;
+        # `problem` says why, for the window to show.
+        self.problem: str | None = None
+        try:
+            self.snapshot = self._compute(session or Session())
+        except COMPUTE_ERRORS as err:
+            self.problem = f"The scenario could not be computed ({failure_text(err)}); the default scenario is used."
+            self.snapshot = self._compute(Session())
         self.extras = self._compute_extras(self.snapshot.session)
         self._extras_timer = QTimer(self)
         self._extras_timer.setSingleShot(True)
@@ -112,11 +129,19 @@ class Store(QObject):
     def update(self, section: str, label: str | None = None, **changes: Any) -> bool:
         """Merge `changes` into one section of the scenario and validate the whole (never model_copy:
         that would skip validation). A refused edit leaves everything as it was."""
+        return self._update(section, label, changes, continues=False)
+
+    def continue_update(self, section: str, label: str, **changes: Any) -> bool:
+        """As update, carrying on the last edit of the same label (a slider still being dragged): the
+        two undo as one step."""
+        return self._update(section, label, changes, continues=True)
+
+    def _update(self, section: str, label: str | None, changes: dict[str, Any], continues: bool) -> bool:
         if section not in SECTIONS:
             raise ValueError(f"unknown section {section!r}")
         data = self.session.model_dump()
         data["scenario"][section].update(changes)
-        return self._apply(data, label or f"Edit {section}")
+        return self._apply(data, label or f"Edit {section}", continues=continues)
 
     def update_speculative(self, **changes: Any) -> bool:
         data = self.session.model_dump()
@@ -132,7 +157,7 @@ class Store(QObject):
         data.update(ids)
         return self._apply(data, label)
 
-    def _apply(self, data: dict[str, Any], label: str) -> bool:
+    def _apply(self, data: dict[str, Any], label: str, continues: bool = False) -> bool:
         try:
             new = Session.model_validate(data)
         except ValidationError as err:
@@ -140,10 +165,16 @@ class Store(QObject):
             return False
         if new == self.session:
             return True
-        self._undo.append((self.session, label))
+        try:  # computed before the undo step is recorded: an edit the solver cannot finish leaves no trace
+            snapshot = self._compute(new)
+        except COMPUTE_ERRORS as err:
+            self.rejected.emit(f"cannot compute this scenario: {failure_text(err)}")
+            return False
+        if not (continues and self._undo and self._undo[-1][1] == label):
+            self._undo.append((self.session, label))
         del self._undo[:-UNDO_LIMIT]
         self._redo.clear()
-        self._publish(new)
+        self._publish(new, snapshot)
         return True
 
     def undo(self) -> None:
@@ -171,8 +202,8 @@ class Store(QObject):
         self.refresh()
         self.extras_changed.emit(self.extras)
 
-    def _publish(self, session: Session) -> None:
-        self.snapshot = self._compute(session)
+    def _publish(self, session: Session, snapshot: Snapshot | None = None) -> None:
+        self.snapshot = snapshot if snapshot is not None else self._compute(session)
         self.changed.emit(self.snapshot)
         self.history_changed.emit()
         self._extras_timer.start()

@@ -116,6 +116,8 @@ class WorkloadPanel(QWidget):
         lay.addStretch(1)
 
         self.preset.activated.connect(self._preset)
+        self._drag_started = False  # the slider is held down and its drag has made its first edit
+        self.slider.sliderPressed.connect(lambda: setattr(self, "_drag_started", False))
         self.slider.valueChanged.connect(self._slid)
         for name, box in self.spins.items():
             box.valueChanged.connect(lambda _v, n=name: self._edited(n))
@@ -144,7 +146,10 @@ class WorkloadPanel(QWidget):
 
     def _slid(self, pos: int) -> None:
         ctx = slider_to_context(pos, self.store.session.scenario.model.max_context)
-        self.store.update("workload", "Drag context", context=ctx)
+        # One drag is one undo step: every move after the first carries on the drag's edit.
+        continues = self.slider.isSliderDown() and self._drag_started
+        self._drag_started = self.slider.isSliderDown()
+        (self.store.continue_update if continues else self.store.update)("workload", "Drag context", context=ctx)
 
     def _edited(self, name: str) -> None:
         self.store.update("workload", f"Edit {Workload.model_fields[name].title}",

@@ -124,8 +124,8 @@ class MainWindow(SavesToFile, QMainWindow):
         self.tabifyDockWidget(self.docks["hardware"], self.docks["model"])
         self.tabifyDockWidget(self.docks["model"], self.docks["quant"])
         self.docks["hardware"].raise_()
-        self.tabifyDockWidget(self.docks["numbers"], self.docks["recommend"])
-        self.docks["numbers"].raise_()
+        # The recommendation sits under the numbers, not behind a tab: its answer is read beside them.
+        self.splitDockWidget(self.docks["numbers"], self.docks["recommend"], Qt.Orientation.Vertical)
         self.arrange_docks(QSize(1600, 1000))
 
         self.status = QLabel()
@@ -353,6 +353,8 @@ class MainWindow(SavesToFile, QMainWindow):
         self.resizeDocks([self.docks["hardware"], self.docks["numbers"]], [side, side], Qt.Orientation.Horizontal)
         column = max(size.height() - 80, 300)  # less the menu and status bars
         self.resizeDocks([self.docks["hardware"], self.docks["workload"]], [column // 2, column - column // 2],
+                         Qt.Orientation.Vertical)
+        self.resizeDocks([self.docks["numbers"], self.docks["recommend"]], [column * 3 // 5, column * 2 // 5],
                          Qt.Orientation.Vertical)
 
     def layout_state(self) -> tuple[str, str]:

@@ -78,8 +78,12 @@ class RecommendPanel(QWidget):
             role, c = shown[i]
             style = "color:#D55E00" if role == "Lost" else ""
             weight = "<b>" if role.startswith("★") else ""
+            current = (c.model_key, c.quant_key) == (snap.session.model_id, snap.session.quant_id)
+            mark = " <span style='color:#009E73'>✓ current</span>" if current else ""
             text.setText(f"<span style='{style}'>{weight}{role}: {escape(c.model_name)} · {escape(c.quant_name)}"
-                         f"{'</b>' if weight else ''} — {escape(c.reason)}</span>")
+                         f"{'</b>' if weight else ''}{mark} — {escape(c.reason)}</span>")
+            button.setText("Current" if current else "Apply")
+            button.setEnabled(not current)
             text.show()
             button.show()
         if not shown:

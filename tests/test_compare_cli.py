@@ -48,7 +48,8 @@ def test_compare_json_matches_the_core(capsys: pytest.CaptureFixture[str]) -> No
     two = rows["2× NVIDIA GeForce RTX 3090"]
     assert two["price_usd"] == pytest.approx(2 * 1499) and two["memory_gb"] == pytest.approx(48) and two["fits"]
     assert two["tok_s_per_k_usd"] == pytest.approx(two["decode_tok_s"] / 2.998)
-    assert out["verdict"].startswith("2× RTX 3090 runs Llama 3.3 70B Q4_K_M")
+    assert out["verdict"].startswith("2× RTX 3090 (layer split) runs Llama 3.3 70B Q4_K_M")
+    assert two["split"] == "layer"
     assert out["workload"]["context"] == 8192
 
 

@@ -14,7 +14,7 @@ from pydantic import Field
 from advisor.core.base import Frozen
 from advisor.core.evaluate import evaluate
 from advisor.core.hardware import HardwareClass
-from advisor.core.machines import Machine, Origin, scenario_on
+from advisor.core.machines import Machine, Origin, Split, scenario_on
 from advisor.core.model import ModelArch
 from advisor.core.published import Published, Setup, machine_record
 from advisor.core.quant import Quant
@@ -48,6 +48,8 @@ class CompareRow(Frozen):
     origin: Origin
     kind: HardwareClass
     devices: int
+    split: Split = Field(description="How a multi-device machine shares the model: layer (each device holds "
+                                     "whole layers, one after another) or tensor (every layer across all)")
     price_usd: float | None
     price_estimate: bool
     power_w: float | None
@@ -106,6 +108,7 @@ def compare_row(machine: Machine, base: Scenario, models: ModelList, quants: Qua
     hw = machine.hardware
     return CompareRow(
         label=machine.label, catalog_id=machine.catalog_id, origin=machine.origin, kind=hw.kind, devices=hw.devices,
+        split=hw.split,
         price_usd=machine.price_usd, price_estimate=machine.price_estimate, power_w=machine.power_w,
         memory_gb=hw.fast_capacity_gb if hw.memory_known else None, host_gb=hw.host_capacity_gb,
         bandwidth_gbps=hw.fast_bandwidth_gbps,

@@ -27,33 +27,42 @@ HARDWARE_CLASS_LABELS: dict[HardwareClass, str] = {
 DEFAULT_HOST_MEMORY_GB = 64.0
 DEFAULT_HOST_BANDWIDTH_GBPS = 80.0
 DEFAULT_HOST_LINK_GBPS = 32.0  # PCIe 4.0 x16, one direction
+# Tensor split over a link of L GB/s adds TP_MAX_GAIN × L / (L + TP_HALF_LINK_GBPS) per device: two cards
+# 1.6x one over PCIe 4.0 x16, as published vLLM runs on 2x RTX 4090 give (1.6-1.7x).
+TP_MAX_GAIN = 0.9
+TP_HALF_LINK_GBPS = 16.0
+# Layer split: each hand-off to the next device adds this share of one device's fixed per-token time
+# (published llama-bench runs of 1-8 RTX 3090/4090 on Llama 3 8B lose about 0.1-0.3 ms per device).
+LAYER_HOP_SHARE = 0.1
 
 
 class Hardware(Frozen):
     """One machine: a fast pool (VRAM, the GPU's share of unified memory, or RAM for CPU-only)
-    and, for discrete GPUs and the rest of unified memory, a slower host pool."""
+    and, for discrete GPUs and the rest of unified memory, a slower host pool. Lower bounds are physical
+    (the slowest device anyone runs a model on has about 5 GB/s and 10 GFLOPS, the smallest 128 MB), so
+    no time or rate the solver derives from them can overflow."""
 
     name: str = Field("Custom hardware", title="Name", max_length=200)
     kind: HardwareClass = Field(HardwareClass.DISCRETE_GPU, title="Class",
                                 description="Discrete GPU, unified memory (Apple, Strix Halo) or CPU only")
-    memory_gb: float | None = Field(24.0, gt=0, le=100_000, title="Memory", json_schema_extra={"unit": "GB"},
+    memory_gb: float | None = Field(24.0, ge=0.01, le=100_000, title="Memory", json_schema_extra={"unit": "GB"},
                                     description="Fast memory per device: VRAM, total unified memory, "
                                                 "or system RAM for CPU only; empty when not known (whether "
                                                 "a model fits is then not checked)")
-    bandwidth_gbps: float = Field(1008.0, gt=0, le=100_000, title="Bandwidth", json_schema_extra={"unit": "GB/s"},
+    bandwidth_gbps: float = Field(1008.0, ge=0.1, le=100_000, title="Bandwidth", json_schema_extra={"unit": "GB/s"},
                                   description="Peak memory bandwidth of one device, from its datasheet")
-    fp16_tflops: float = Field(165.0, gt=0, le=100_000, title="FP16 compute", json_schema_extra={"unit": "TFLOPS"},
+    fp16_tflops: float = Field(165.0, ge=0.001, le=100_000, title="FP16 compute", json_schema_extra={"unit": "TFLOPS"},
                                description="Peak dense FP16/BF16 throughput of one device (no sparsity)")
-    gpu_memory_fraction: float = Field(1.0, gt=0, le=1, title="GPU-usable share",
+    gpu_memory_fraction: float = Field(1.0, ge=0.01, le=1, title="GPU-usable share",
                                        description="Unified memory only: share of RAM the GPU may use "
                                                    "(macOS wires about 2/3 to 3/4 by default)")
     host_memory_gb: float = Field(DEFAULT_HOST_MEMORY_GB, ge=0, le=100_000, title="Host RAM",
                                   json_schema_extra={"unit": "GB"},
                                   description="System RAM beside a discrete GPU, where offloaded layers go")
-    host_bandwidth_gbps: float = Field(DEFAULT_HOST_BANDWIDTH_GBPS, gt=0, le=100_000, title="Host bandwidth",
+    host_bandwidth_gbps: float = Field(DEFAULT_HOST_BANDWIDTH_GBPS, ge=0.1, le=100_000, title="Host bandwidth",
                                        json_schema_extra={"unit": "GB/s"},
                                        description="System RAM bandwidth (dual-channel DDR5 is about 80 GB/s)")
-    host_link_gbps: float = Field(DEFAULT_HOST_LINK_GBPS, gt=0, le=10_000, title="Host link",
+    host_link_gbps: float = Field(DEFAULT_HOST_LINK_GBPS, ge=0.1, le=10_000, title="Host link",
                                   json_schema_extra={"unit": "GB/s"},
                                   description="GPU to host link (PCIe 4.0 x16 is about 32 GB/s)")
     devices: int = Field(1, ge=1, le=64, title="Devices", description="How many identical devices")
@@ -61,9 +70,15 @@ class Hardware(Frozen):
                                               description="tensor: devices share every layer "
                                                           "(adds speed and capacity); "
                                                           "layer: each device holds whole layers (adds capacity only)")
-    tp_scaling: float = Field(0.4, ge=0, le=1, title="Tensor-parallel scaling",
-                              description="Extra single-stream speed each added device gives under tensor split "
-                                          "(0.4 makes two cards 1.4x one)")
+    tp_scaling: float | None = Field(None, ge=0, le=1, title="Tensor-parallel scaling",
+                                     description="Extra single-stream speed each added device gives under tensor "
+                                                 "split (0.6 makes two cards 1.6x one); empty: from the device link")
+    peer_link_gbps: float | None = Field(None, ge=0.1, le=10_000, title="Device link",
+                                         json_schema_extra={"unit": "GB/s"},
+                                         description="Device-to-device bandwidth, one direction: PCIe 3.0 x16 or "
+                                                     "4.0 x8 about 16, PCIe 4.0 x16 about 32, PCIe 5.0 x16 about 63, "
+                                                     "an RTX 3090 NVLink bridge 56, H100 NVLink 450; empty: "
+                                                     "over PCIe at the host link")
 
     @model_validator(mode="after")
     def _pools_make_sense(self) -> Hardware:
@@ -97,11 +112,32 @@ class Hardware(Frozen):
         return self.host_memory_gb
 
     @property
+    def device_link_gbps(self) -> float:
+        """What the devices exchange activations over: the device link, else PCIe at the host link."""
+        return self.peer_link_gbps if self.peer_link_gbps is not None else self.host_link_gbps
+
+    @property
+    def tp_gain(self) -> float:
+        """Extra single-stream speed per added device under tensor split. Each layer ends in an
+        all-reduce whose time falls as the link gets faster: the gain is TP_MAX_GAIN × link ÷ (link +
+        TP_HALF_LINK_GBPS), about 0.6 over PCIe 4.0 x16, 0.7 over NVLink bridges, and never the whole
+        card (the synchronisations stay)."""
+        if self.tp_scaling is not None:
+            return self.tp_scaling
+        link = self.device_link_gbps
+        return TP_MAX_GAIN * link / (link + TP_HALF_LINK_GBPS)
+
+    @property
     def speedup(self) -> float:
-        """Single-stream speed multiple over one device: layer split adds none, tensor split adds tp_scaling each."""
-        if self.split == "layer" or self.devices == 1:
+        """What the fixed per-token times are divided by. Tensor split: the single-stream multiple over
+        one device, 1 + tp_gain per added device. Layer split: a token passes every device in turn and
+        each hand-off (a synchronisation and the activations' copy) adds LAYER_HOP_SHARE of one
+        device's fixed time, so this falls below 1 while the bandwidth term stays one device's."""
+        if self.devices == 1:
             return 1.0
-        return 1.0 + (self.devices - 1) * self.tp_scaling
+        if self.split == "layer":
+            return 1.0 / (1.0 + (self.devices - 1) * LAYER_HOP_SHARE)
+        return 1.0 + (self.devices - 1) * self.tp_gain
 
     @property
     def fast_bandwidth_gbps(self) -> float:
@@ -110,9 +146,11 @@ class Hardware(Frozen):
 
     @property
     def scaling_efficiency(self) -> float:
-        """Realized share of the summed bandwidth under tensor split (1.0 for one device or layer split)."""
-        n = self.devices if self.split == "tensor" else 1
-        return self.speedup / n
+        """Realized share of the summed bandwidth under tensor split (1.0 for one device or layer split:
+        there one device at a time reads its layers at its full bandwidth)."""
+        if self.split == "layer" or self.devices == 1:
+            return 1.0
+        return self.speedup / self.devices
 
     @property
     def compute_tflops(self) -> float:

@@ -24,6 +24,8 @@ SET_SIZES = (2, 4)  # multi-GPU sets the catalog ranking adds for every discrete
 COMPARE_SCHEMA_VERSION = 1
 
 Origin = Literal["catalog", "set", "current", "edited"]
+Split = Literal["tensor", "layer"]
+DEFAULT_SPLIT: Split = "layer"  # llama.cpp's default (-sm layer), and the main window's
 _COUNT_PREFIX = re.compile(r"^\d+× ")
 
 
@@ -46,6 +48,10 @@ class Machine(Frozen):
         return self.hardware.devices
 
     @property
+    def split(self) -> Split:
+        return self.hardware.split
+
+    @property
     def unit_price_usd(self) -> float | None:
         return self.price_usd / self.devices if self.price_usd is not None else None
 
@@ -66,10 +72,10 @@ def plain_hardware(entry: Hardware) -> Hardware:
     return Hardware.model_validate(entry.model_dump(include=set(Hardware.model_fields)))
 
 
-def machine_from_entry(entry: Hardware, count: int = 1, split: Literal["tensor", "layer"] = "tensor",
+def machine_from_entry(entry: Hardware, count: int = 1, split: Split = DEFAULT_SPLIT,
                        label: str | None = None, origin: Origin | None = None) -> Machine:
-    """A catalog entry as a machine; count > 1 makes a multi-GPU set (tensor split by default),
-    priced and powered per card."""
+    """A catalog entry as a machine; count > 1 makes a multi-GPU set (layer split, as llama.cpp does,
+    unless `split` says tensor), priced and powered per card."""
     if count < 1:
         raise ValueError("count must be at least 1")
     if count > 1 and entry.kind is not HardwareClass.DISCRETE_GPU:
@@ -88,15 +94,16 @@ def machine_from_entry(entry: Hardware, count: int = 1, split: Literal["tensor",
                    origin=origin or ("set" if count > 1 else "catalog"))
 
 
-def with_devices(machine: Machine, count: int, split: Literal["tensor", "layer"] = "tensor") -> Machine:
-    """The same card, `count` of them: price and power scale per card."""
+def with_devices(machine: Machine, count: int, split: Split | None = None) -> Machine:
+    """The same card, `count` of them: price and power scale per card; the split stays the machine's
+    unless `split` names one."""
     if count == machine.devices:
         return machine
     if machine.hardware.kind is not HardwareClass.DISCRETE_GPU and count > 1:
         raise ValueError(f"{machine.label}: multi-device sets are for discrete GPUs")
     per = machine.devices
     hw = Hardware.model_validate({**machine.hardware.model_dump(), "devices": count,
-                                  "split": split if count > 1 else machine.hardware.split,
+                                  "split": split or machine.hardware.split,
                                   "name": set_label(single_name(machine.hardware.name), count)})
     return machine.model_copy(update={
         "label": set_label(single_name(machine.label), count), "hardware": hw,
@@ -108,16 +115,16 @@ def with_devices(machine: Machine, count: int, split: Literal["tensor", "layer"]
 
 
 def catalog_machines(entries: Iterable[Hardware], set_sizes: Sequence[int] = SET_SIZES,
-                     pc_price_usd: float = 0.0) -> list[Machine]:
-    """Every catalog entry, plus 2× and 4× tensor-split sets of each desktop or datacenter GPU.
-    `pc_price_usd` adds the PC around discrete GPUs (their catalog price is the card alone)."""
+                     pc_price_usd: float = 0.0, split: Split = DEFAULT_SPLIT) -> list[Machine]:
+    """Every catalog entry, plus 2× and 4× sets (split as `split` says) of each desktop or datacenter
+    GPU. `pc_price_usd` adds the PC around discrete GPUs (their catalog price is the card alone)."""
     out: list[Machine] = []
     for e in entries:
         counts = [1]
         if e.kind is HardwareClass.DISCRETE_GPU and "laptop" not in e.name.lower():
             counts += list(set_sizes)
         for n in counts:
-            m = machine_from_entry(e, n)
+            m = machine_from_entry(e, n, split)
             if pc_price_usd and e.kind is HardwareClass.DISCRETE_GPU and m.price_usd is not None:
                 m = m.model_copy(update={"price_usd": m.price_usd + pc_price_usd})
             out.append(m)

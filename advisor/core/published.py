@@ -43,6 +43,7 @@ class Published(Frozen):
 
     hardware_id: str = Field(min_length=1, max_length=200)
     devices: int = Field(1, ge=1, le=64)  # identical GPUs working together
+    split: Literal["layer", "tensor"] = "layer"  # how several devices shared the model (llama-bench's default)
     model: str = Field(min_length=1, max_length=200)  # as the source names it
     model_id: str | None = Field(None, max_length=200)  # the catalog model it is, or has the shape of
     params_b: float = Field(gt=0, le=100_000)
@@ -147,12 +148,12 @@ def _same_model(row: Published, setup: Setup) -> bool:
 
 def machine_rows(rows: Iterable[Published], setup: Setup, test: str = "tg") -> list[Published]:
     """Rows of one test (decode by default) measured on the scenario's catalog hardware (as many
-    devices) with its engine."""
+    devices, split the same way) with its engine."""
     if not setup.hardware_id:
         return []
-    devices, engine = setup.scenario.hardware.devices, setup.scenario.workload.engine
-    return [r for r in rows if r.hardware_id == setup.hardware_id and r.devices == devices and r.engine is engine
-            and r.test == test]
+    hw, engine = setup.scenario.hardware, setup.scenario.workload.engine
+    return [r for r in rows if r.hardware_id == setup.hardware_id and r.devices == hw.devices and r.engine is engine
+            and (hw.devices == 1 or r.split == hw.split) and r.test == test]
 
 
 def on_hardware(rows: Iterable[Published], setup: Setup, test: str = "tg") -> list[Published]:

@@ -149,7 +149,7 @@ def _gpu_upgrades(current: Machine, platforms: list[Machine], cards: list[Machin
     unit = current.unit_price_usd
     for n in range(n0 + 1, MAX_DEVICES_UPGRADE + 1):
         cost = unit * (n - n0) if unit else None
-        new = Hardware.model_validate({**hw.model_dump(), "devices": n, "split": "tensor",
+        new = Hardware.model_validate({**hw.model_dump(), "devices": n,
                                        "name": set_label(single_name(hw.name), n)})
         out.append(Candidate("more_cards", _derived(current, new, set_label(single_name(current.label), n), cost),
                              Change(cards_before=n0, cards_after=n), cost))

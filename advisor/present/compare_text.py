@@ -12,10 +12,10 @@ from advisor.core.fmt import num
 from advisor.core.hardware import HardwareClass
 from advisor.core.published import runs_text
 from advisor.present.data import insert_after
-from advisor.present.figures import and_list, gb, price_text, rate, short_name
+from advisor.present.figures import and_list, gb, named, price_text, rate, split_text
 
 TABLE_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("machine", "Machine"), ("price_usd", "Price (USD)"), ("memory_gb", "Memory (GB)"),
+    ("machine", "Machine"), ("split", "Split"), ("price_usd", "Price (USD)"), ("memory_gb", "Memory (GB)"),
     ("bandwidth_gbps", "Bandwidth (GB/s)"), ("decode_tok_s", "Decode (tok/s)"), ("ttft_s", "TTFT (s)"),
     ("largest", "Largest interactive model"), ("tok_s_per_k_usd", "tok/s per $1,000"),
     ("tok_s_per_w", "tok/s per W"), ("published", "Measured ÷ model"), ("verdict", "Verdict"),
@@ -28,7 +28,14 @@ def model_quant(c: Comparison) -> str:
 
 
 def row_verdict(row: CompareRow, what: str, threshold: float, short: bool = False) -> str:
-    """One machine's plain verdict on the chosen model; `short` leaves the model implicit (the table's)."""
+    """One machine's plain verdict on the chosen model; `short` leaves the model implicit (the table's,
+    which shows the split in its own column); the long one says how a set splits the model."""
+    text = _verdict(row, what, threshold, short)
+    how = split_text(row.devices, row.split)
+    return f"{text} ({how})" if how and not short else text
+
+
+def _verdict(row: CompareRow, what: str, threshold: float, short: bool) -> str:
     d = num(row.decode_tok_s or 0)
     if row.memory_gb is None or row.fits is None:
         unchecked = f"{d} tok/s; memory size not given, so whether it fits is not checked"
@@ -47,6 +54,10 @@ def row_verdict(row: CompareRow, what: str, threshold: float, short: bool = Fals
     return f"fits: {d} tok/s" if short else f"runs {what} at {d} tok/s"
 
 
+def _name(r: CompareRow) -> str:
+    return named(r.label, r.devices, r.split)
+
+
 def _cannot_hold(rows: Sequence[CompareRow]) -> str:
     """'the 24 GB cards cannot hold it', grouping machines by memory size (all of them known)."""
     groups: dict[int, list[CompareRow]] = {}
@@ -57,10 +68,10 @@ def _cannot_hold(rows: Sequence[CompareRow]) -> str:
         size = gb(group[0].memory_gb or 0)
         if len(group) > 1:
             cards = all(r.kind is HardwareClass.DISCRETE_GPU and r.devices == 1 for r in group)
-            names = and_list([short_name(r.label) for r in group])
+            names = and_list([_name(r) for r in group])
             parts.append(f"the {size} GB {'cards' if cards else 'machines'} ({names})")
         else:
-            parts.append(f"{short_name(group[0].label)} ({size} GB)")
+            parts.append(f"{_name(group[0])} ({size} GB)")
     return f"{and_list(parts)} cannot hold it"
 
 
@@ -75,14 +86,14 @@ def summary_verdict(rows: Sequence[CompareRow], what: str, threshold: float) -> 
     if holding:
         best = max(holding, key=lambda r: r.decode_tok_s or 0)
         under = "" if best.interactive else f", under your {rate(threshold)} tok/s"
-        parts.append(f"{short_name(best.label)} runs {what} at {num(best.decode_tok_s or 0)} tok/s{under}")
+        parts.append(f"{_name(best)} runs {what} at {num(best.decode_tok_s or 0)} tok/s{under}")
     elif spilling:
         best = max(spilling, key=lambda r: r.decode_tok_s or 0)
-        parts.append(f"none holds {what} in fast memory; {short_name(best.label)} does best by spilling to system RAM, "
+        parts.append(f"none holds {what} in fast memory; {_name(best)} does best by spilling to system RAM, "
                      f"{num(best.decode_tok_s or 0)} tok/s")
     elif unchecked:
         best = max(unchecked, key=lambda r: r.decode_tok_s or 0)
-        parts.append(f"{short_name(best.label)} runs {what} at {num(best.decode_tok_s or 0)} tok/s; memory size "
+        parts.append(f"{_name(best)} runs {what} at {num(best.decode_tok_s or 0)} tok/s; memory size "
                      "not given, so whether it fits is not checked")
     else:
         return f"None of these machines can run {what}: it needs {gb(rows[0].total_gb)} GB."
@@ -92,7 +103,7 @@ def summary_verdict(rows: Sequence[CompareRow], what: str, threshold: float) -> 
     slow = [r for r in holding if not r.interactive and r is not best]
     if slow and best.interactive:
         verb = "holds" if len(slow) == 1 else "hold"
-        names = and_list([short_name(r.label) for r in slow])
+        names = and_list([_name(r) for r in slow])
         parts.append(f"{names} {verb} it but run{'s' if len(slow) == 1 else ''} under "
                      f"{rate(threshold)} tok/s")
     good = [r for r in rows if r.fits and r.interactive and r.price_usd]
@@ -100,8 +111,8 @@ def summary_verdict(rows: Sequence[CompareRow], what: str, threshold: float) -> 
         value = max(good, key=lambda r: r.tok_s_per_k_usd or 0)
         cheapest = min(good, key=lambda r: r.price_usd or math.inf)
         if cheapest.label != value.label:
-            parts.append(f"cheapest that stays interactive: {short_name(cheapest.label)} (${cheapest.price_usd:,.0f})")
-        parts.append(f"most tok/s per dollar: {short_name(value.label)}")
+            parts.append(f"cheapest that stays interactive: {_name(cheapest)} (${cheapest.price_usd:,.0f})")
+        parts.append(f"most tok/s per dollar: {_name(value)}")
     text = "; ".join(parts)
     return text[0].upper() + text[1:] + "."
 
@@ -131,7 +142,8 @@ def table_cells(row: CompareRow, threshold: float) -> dict[str, str]:
     else:
         memory = gb(row.memory_gb) + (f" + {gb(row.host_gb)} RAM" if row.host_gb else "")
     return {
-        "machine": row.label, "price_usd": price_text(row.price_usd, row.price_estimate), "memory_gb": memory,
+        "machine": row.label, "split": split_text(row.devices, row.split) or "—",
+        "price_usd": price_text(row.price_usd, row.price_estimate), "memory_gb": memory,
         "bandwidth_gbps": f"{row.bandwidth_gbps:,.0f}", "decode_tok_s": opt(row.decode_tok_s),
         "ttft_s": opt(row.ttft_s), "largest": largest, "tok_s_per_k_usd": opt(row.tok_s_per_k_usd),
         "tok_s_per_w": opt(row.tok_s_per_w), "published": published_cell(row),
@@ -162,7 +174,7 @@ def csv_rows(c: Comparison) -> list[dict[str, Any]]:
     for r in c.rows:
         big = r.largest
         out.append({
-            "machine": r.label, "catalog_id": r.catalog_id or "", "devices": r.devices,
+            "machine": r.label, "catalog_id": r.catalog_id or "", "devices": r.devices, "split": r.split,
             "price_usd": r.price_usd, "price_estimate": r.price_estimate, "power_w": r.power_w,
             "memory_gb": r.memory_gb, "host_gb": r.host_gb, "bandwidth_gbps": r.bandwidth_gbps,
             "model": c.model_name, "quant": c.quant_name, "context": c.context, "prompt_tokens": c.prompt_tokens,

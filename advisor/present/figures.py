@@ -28,6 +28,18 @@ def short_name(label: str) -> str:
     return _VENDOR.sub(lambda m: m.group(1) or "", label)
 
 
+def split_text(devices: int, split: str) -> str:
+    """'layer split' or 'tensor split' for a multi-device machine, '' for one device."""
+    return f"{split} split" if devices > 1 else ""
+
+
+def named(label: str, devices: int, split: str, short: bool = True) -> str:
+    """'2× RTX 3090 (layer split)': a machine as verdicts name it, with how a set shares the model."""
+    name = short_name(label) if short else label
+    how = split_text(devices, split)
+    return f"{name} ({how})" if how and how not in name else name
+
+
 def price_text(price_usd: float | None, estimate: bool) -> str:
     """'$1,499', '~$4,999' for an estimate, '—' when unknown."""
     if price_usd is None:

@@ -30,7 +30,7 @@ def option_description(o: Option) -> str:
         return f"a platform with more memory channels: {part} ({bw:,.0f} GB/s)"
     if o.kind == "more_cards":
         added = ch.cards_after - ch.cards_before
-        return f"add {added} more card{'s' if added > 1 else ''}: {ch.cards_after} in tensor split"
+        return f"add {added} more card{'s' if added > 1 else ''}: {ch.cards_after} in {o.machine.split} split"
     if o.kind == "bigger_card":
         return f"replace the {cards} with {set_label(part, ch.cards_after)} ({gb(mem)} GB, {bw:,.0f} GB/s)"
     if o.kind == "add_gpu":
@@ -43,7 +43,7 @@ def plan_data(p: Plan) -> dict[str, Any]:
     out = p.model_dump(mode="json")
 
     def word(o: Option, data: dict[str, Any]) -> dict[str, Any]:
-        return insert_after(data, "machine", {"description": option_description(o)})
+        return insert_after(data, "machine", {"description": option_description(o), "split": o.machine.split})
 
     for key in ("cheapest", "closest", "upgrades", "short"):
         out[key] = [word(o, d) for o, d in zip(getattr(p, key), out[key], strict=True)]

@@ -57,8 +57,8 @@ def test_multi_gpu_set_is_priced_and_powered_per_card() -> None:
     m = machine_from_entry(HW["rtx-3090"], 2)
     assert m.label == "2× NVIDIA GeForce RTX 3090"
     assert m.price_usd == pytest.approx(2 * 1499) and m.power_w == pytest.approx(2 * 350)
-    assert m.hardware.devices == 2 and m.hardware.split == "tensor" and m.origin == "set"
-    assert m.hardware.fast_capacity_gb == pytest.approx(48) and m.hardware.fast_bandwidth_gbps == pytest.approx(1872)
+    assert m.hardware.devices == 2 and m.hardware.split == "layer" and m.origin == "set"  # llama.cpp's default
+    assert m.hardware.fast_capacity_gb == pytest.approx(48) and m.hardware.fast_bandwidth_gbps == pytest.approx(936)
     four = with_devices(m, 4)
     assert four.price_usd == pytest.approx(4 * 1499) and four.label == "4× NVIDIA GeForce RTX 3090"
     assert with_devices(four, 1).label == "NVIDIA GeForce RTX 3090" and with_devices(four, 1).origin == "catalog"
@@ -104,7 +104,7 @@ def test_verdict_names_the_winner_and_the_cards_that_cannot_hold_it() -> None:
     two = c.rows[1]
     assert two.fits and two.interactive and not c.rows[0].fits and not c.rows[2].fits
     verdict = comparison_verdict(c)
-    assert verdict.startswith(f"2× RTX 3090 runs Llama 3.3 70B Q4_K_M at {two.decode_tok_s:.1f}")
+    assert verdict.startswith(f"2× RTX 3090 (layer split) runs Llama 3.3 70B Q4_K_M at {two.decode_tok_s:.1f}")
     assert "the 24 GB cards (RTX 3090 and RTX 4090) cannot hold it" in verdict
     assert row_verdict(c.rows[0], model_quant(c), c.threshold_tok_s).startswith(
         "cannot hold Llama 3.3 70B Q4_K_M in 24 GB")
@@ -126,7 +126,7 @@ def test_a_machine_without_a_memory_size_is_not_checked_for_fit() -> None:
     assert row.memory_gb is None and row.fits is None and row.runs
     assert row_verdict(row, model_quant(c), c.threshold_tok_s).endswith("whether it fits is not checked")
     assert table_cells(row, c.threshold_tok_s)["memory_gb"].startswith("not given")
-    assert comparison_verdict(c).startswith("2× RTX 3090 runs Llama 3.3 70B Q4_K_M")
+    assert comparison_verdict(c).startswith("2× RTX 3090 (layer split) runs Llama 3.3 70B Q4_K_M")
 
 
 def test_machine_grid_is_solve_grid_with_a_machine_axis() -> None:
@@ -258,7 +258,7 @@ def test_options_say_what_they_change() -> None:
     plan = what_would_it_take(base(), 15.0, catalog_machines(HW.values()), current=machine_from_entry(HW["rtx-4090"]))
     up = plan.smallest_upgrade
     assert up is not None and (up.change.cards_before, up.change.cards_after) == (1, 2)
-    assert option_description(up) == "add 1 more card: 2 in tensor split"
+    assert option_description(up) == "add 1 more card: 2 in layer split"
     ram = next(o for o in plan.short if o.kind == "more_ram_channels")
     assert ram.change.part is not None and ram.change.host_bandwidth_before_gbps == HW["rtx-4090"].host_bandwidth_gbps
     assert option_description(ram) == (f"move the card to {ram.change.part}: system RAM "

@@ -18,7 +18,7 @@ from advisor.core.comparison import compare_row, pool
 from advisor.core.curves import curve
 from advisor.core.evaluate import evaluate
 from advisor.core.machines import scenario_on
-from advisor.present.compare_text import table_cells
+from advisor.present.compare_text import TABLE_COLUMNS, table_cells
 from advisor.ui import theme
 from advisor.ui.compare import open_compare_window
 from advisor.ui.compare.state import CURVE_POINTS
@@ -59,11 +59,10 @@ def assert_matches_core(cw: CompareWindow) -> None:
     for r, m in enumerate(store.setup.machines):
         expected = compare_row(m, base, store.models, qs, store.catalog.published)
         cells = table_cells(expected, base.workload.interactive_tok_s)
-        assert cw.table.item(r, 9).text() == cells["published"]
-        assert cw.table.item(r, 0).text() == m.label
-        assert cw.table.item(r, 4).text() == cells["decode_tok_s"]
-        assert cw.table.item(r, 5).text() == cells["ttft_s"]
-        assert cw.table.item(r, 6).text() == cells["largest"]
+        col = {key: i for i, (key, _) in enumerate(TABLE_COLUMNS)}
+        assert cw.table.item(r, col["machine"]).text() == m.label
+        for key in ("published", "split", "decode_tok_s", "ttft_s", "largest"):
+            assert cw.table.item(r, col[key]).text() == cells[key]
         res = evaluate(scenario_on(base, m.hardware))
         if res.runs:
             assert expected.decode_tok_s == pytest.approx(res.decode_tok_s)
@@ -99,7 +98,7 @@ def test_add_machines_and_sets_table_and_curves_match_core(qtbot, cw: CompareWin
     colors = [cw.store.snapshot.colors[lb] for lb in labels]
     assert colors == list(theme.SERIES[:4])
     # The verdict line: the 2× set holds 70B, the 24 GB card cannot.
-    assert cw.verdict.plain_text().startswith("2× RTX 3090 runs Llama 3.3 70B")
+    assert cw.verdict.plain_text().startswith("2× RTX 3090 (layer split) runs Llama 3.3 70B")
     assert "RTX 4090 (mine) (24 GB) cannot hold it" in cw.verdict.plain_text()
     # Each machine's cliff is drawn in its own colour where the core puts it.
     for lb in labels:

@@ -7,6 +7,7 @@ from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtGui import QColor, QIcon, QPixmap
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QComboBox,
     QDialog,
     QDialogButtonBox,
     QDoubleSpinBox,
@@ -34,7 +35,8 @@ from advisor.ui.panels.hardware_panel import hardware_tooltip
 
 MAX_SET = 8
 EDIT_FIELDS = (("memory_gb", 1), ("bandwidth_gbps", 1), ("fp16_tflops", 1), ("host_memory_gb", 0),
-               ("host_bandwidth_gbps", 1), ("devices", 0), ("tp_scaling", 2))
+               ("host_bandwidth_gbps", 1), ("devices", 0), ("peer_link_gbps", 1), ("tp_scaling", 2))
+AUTO_TEXT = {"memory_gb": "not known", "tp_scaling": "from the device link", "peer_link_gbps": "PCIe (host link)"}
 
 
 def swatch(color: str, size: int = 14) -> QIcon:
@@ -57,15 +59,21 @@ class EditMachineDialog(QDialog):
         self.setWindowTitle(f"Edit {machine.label}")
         self.machine = machine
         hw = machine.hardware
-        self.spins = {name: spin_for(Hardware, name, decimals=d, auto_text="not known" if name == "memory_gb" else None)
+        self.spins = {name: spin_for(Hardware, name, decimals=d, auto_text=AUTO_TEXT.get(name))
                       for name, d in EDIT_FIELDS}
         form = QFormLayout(self)
+        self.split = QComboBox()
+        self.split.addItem("layer (llama.cpp's default: adds memory, not speed)", "layer")
+        self.split.addItem("tensor (every layer across the cards: adds speed)", "tensor")
+        self.split.setCurrentIndex(self.split.findData(hw.split))
         for name, box in self.spins.items():
             show_value(box, getattr(hw, name))
             form.addRow(Hardware.model_fields[name].title or name, box)
         discrete = hw.kind is HardwareClass.DISCRETE_GPU
-        for name in ("host_memory_gb", "host_bandwidth_gbps", "devices", "tp_scaling"):
+        for name in ("host_memory_gb", "host_bandwidth_gbps", "devices", "peer_link_gbps", "tp_scaling"):
             self.spins[name].setEnabled(discrete)
+        self.split.setEnabled(discrete)
+        form.addRow("Split", self.split)
         self.price = QDoubleSpinBox()
         self.price.setRange(0, 100_000_000)
         self.price.setDecimals(0)
@@ -84,8 +92,7 @@ class EditMachineDialog(QDialog):
         data = self.machine.hardware.model_dump()
         for name, box in self.spins.items():
             data[name] = read_value(box)
-        if data["devices"] > 1:
-            data["split"] = "tensor"
+        data["split"] = self.split.currentData()
         hw = Hardware.model_validate(data)
         label = self.machine.label
         if not label.endswith("(edited)"):
@@ -115,7 +122,8 @@ class MachinesPanel(QWidget):
         self.count = QSpinBox()
         self.count.setRange(1, MAX_SET)
         self.count.setPrefix("× ")
-        self.count.setToolTip("How many of this GPU (tensor split): 2 makes a 2× set, priced per card")
+        self.count.setToolTip("How many of this GPU (layer split, as llama.cpp does; Edit for tensor split): "
+                              "2 makes a 2× set, priced per card")
         self.count.setAccessibleName("Number of GPUs")
         self.add_button = QPushButton("Add")
         self.add_button.setToolTip("Add the selected machine to the comparison "

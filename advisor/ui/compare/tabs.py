@@ -125,7 +125,8 @@ class BudgetTab(_Tab):
         self.max_price = _money_spin(100_000_000, 250, "The most you would spend")
         self.max_price.setMinimum(100)
         self.sets = QCheckBox("Include 2× and 4× GPU sets")
-        self.sets.setToolTip("Two and four of each desktop or datacenter GPU, tensor split, priced per card")
+        self.sets.setToolTip("Two and four of each desktop or datacenter GPU, layer split (as llama.cpp runs "
+                             "them), priced per card")
         self.pc = _money_spin(100_000, 100, "Added to every discrete-GPU option: catalog GPU prices are the card "
                                              "alone, so this is the PC around it. $0 if you already have one.",
                               special="$0 (cards only)")

@@ -73,8 +73,8 @@ class HardwarePanel(QWidget):
         self.custom.setToolTip("Figures differ from the catalog entry; Reset restores them")
         self.reset = QPushButton("Reset")
         self.reset.setToolTip("Restore the catalog entry's figures")
-        self.spins = {name: spin_for(Hardware, name, decimals=d, auto_text="not known" if name == "memory_gb" else None)
-                      for name, d in SPINS}
+        auto = {"memory_gb": "not known", "tp_scaling": "from the device link"}
+        self.spins = {name: spin_for(Hardware, name, decimals=d, auto_text=auto.get(name)) for name, d in SPINS}
         self.split = QComboBox()
         self.split.addItem("layer split (adds capacity)", "layer")
         self.split.addItem("tensor parallel (adds speed)", "tensor")

@@ -4,72 +4,21 @@ from __future__ import annotations
 
 from html import escape
 
-from PySide6.QtCore import QRectF, QSize, Qt, QTimer
-from PySide6.QtGui import QColor, QPainter, QPaintEvent
-from PySide6.QtWidgets import QLabel, QSizePolicy, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtCore import QTimer
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QLabel, QTextBrowser, QVBoxLayout, QWidget
 
 from advisor.core.evaluate import evaluate
 from advisor.core.fmt import num
 from advisor.core.published import Published, published_view
-from advisor.core.result import Result
 from advisor.session import Session
 from advisor.ui import theme
+from advisor.ui.memory_bar import MemoryBar
 from advisor.ui.number_grid import NumberGrid
 from advisor.ui.store import Snapshot, Store
 from advisor.ui.text_strip import TextStrip
 
 STEPS_DELAY_MS = 80
-
-SEGMENTS = (("weights", QColor(theme.REALISTIC)), ("KV cache", QColor(theme.AGGREGATE)),
-            ("overhead", QColor("#999999")))
-
-
-class MemoryBar(QWidget):
-    """Weights / KV / overhead against fast memory; anything past capacity drawn in red."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.parts: list[tuple[str, float, QColor]] = []
-        self.capacity = 1.0
-        self.setMinimumHeight(28)
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-
-    def sizeHint(self) -> QSize:
-        return QSize(300, 28)
-
-    def set_result(self, r: Result) -> None:
-        self.parts = [("weights", r.weights_gb + r.draft_gb, SEGMENTS[0][1]), ("KV cache", r.kv_gb, SEGMENTS[1][1]),
-                      ("overhead", r.overhead_gb, SEGMENTS[2][1])]
-        cap = r.fast_capacity_gb if r.fast_capacity_gb is not None else r.total_gb  # unknown: the bar is the need
-        self.capacity = max(cap, 1e-9)
-        free = max(cap - r.total_gb, 0)
-        over = max(r.total_gb - cap, 0)
-        room = (" · memory size not given" if r.fast_capacity_gb is None else
-                f" · free {num(free)} GB" if free else f" · {num(over)} GB over capacity")
-        self.setToolTip(" · ".join(f"{n} {num(v)} GB" for n, v, _ in self.parts) + room)
-        self.update()
-
-    def paintEvent(self, _event: QPaintEvent) -> None:
-        p = QPainter(self)
-        p.setRenderHint(QPainter.RenderHint.Antialiasing)
-        total = sum(v for _, v, _ in self.parts)
-        scale_to = max(total, self.capacity)
-        w, h = self.width(), self.height()
-        p.fillRect(0, 0, w, h, QColor("#eeeeee"))
-        x = 0.0
-        for _, v, color in self.parts:
-            width = w * v / scale_to
-            p.fillRect(QRectF(x, 0, width, h), color)
-            x += width
-        cap_x = w * self.capacity / scale_to
-        if total > self.capacity:
-            p.fillRect(QRectF(cap_x, 0, w - cap_x, h), QColor(213, 94, 0, 170))
-        p.setPen(QColor(theme.AXIS))
-        p.drawLine(int(cap_x) - 1, 0, int(cap_x) - 1, h)
-        p.drawText(QRectF(4, 0, w - 8, h), Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
-                   f"{num(total)} of {num(self.capacity)} GB")
-        p.end()
-
 
 def short_url(url: str, keep: int = 48) -> str:
     """The address without its scheme, cut to `keep` characters: the link itself is the full one."""

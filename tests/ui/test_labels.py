@@ -58,3 +58,27 @@ def test_a_line_through_a_label_is_cut_around_its_letters(qtbot, monkeypatch) ->
     offsets = labels_module.HALO_OFFSETS
     plain, halo = black_in_box(()), black_in_box(offsets)
     assert plain > 100 and halo < 0.8 * plain
+
+
+def test_a_zone_name_stays_inside_its_zone_or_is_left_out(qtbot) -> None:  # type: ignore[no-untyped-def]
+    to_device = QTransform.fromScale(50, 50)  # 500 px across the view's 10 units
+    wide = Label(8.0, 5, " does not run ", "#000", zone=(8.0, 11.0))  # from 400 px to past the right edge
+    narrow = Label(9.6, 2, " does not run ", "#000", zone=(9.6, 11.0))  # 20 px of zone in view
+    placed = dict((lab.y, box) for lab, box in _labels(qtbot, wide, narrow).placed(to_device))
+    assert 2 not in placed, "no room in the zone: no label rather than one outside it"
+    box = placed[5]
+    assert box.x >= 8.0 * 50 - 1e-6 and box.x + box.w <= 500 + 1e-6
+
+
+def test_the_hover_readout_follows_every_change(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    plot = window.plots["context"]
+    c = plot.curve_data
+    i = len(c.x) // 3
+    plot.show_readout(i)
+    before = plot.readout.textItem.toPlainText()
+    window.store.update("hardware", "Edit bandwidth",
+                        bandwidth_gbps=window.store.session.scenario.hardware.bandwidth_gbps / 2)
+    after = plot.readout.textItem.toPlainText()
+    assert after != before and after.splitlines()[0] == before.splitlines()[0]  # same context, new speed
+    window.store.undo()
+    assert plot.readout.textItem.toPlainText() == before

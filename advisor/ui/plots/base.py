@@ -151,6 +151,7 @@ class TokPlot(pg.PlotItem):
         self.hover_line.hide()
         self.addItem(self.hover_line, ignoreBounds=True)
         self._proxy: pg.SignalProxy | None = None  # hover: connected once the plot is in a scene
+        self._hover_x: float | None = None  # where the readout is, in log10 x: redrawn there on any change
         self.curve_data: Curve | None = None
         self._range: tuple[float, ...] = ()
         self._tight_y_hi: float | None = None  # the y top the data ask for, when the drawn one is held
@@ -216,13 +217,16 @@ class TokPlot(pg.PlotItem):
         if c.no_run_x is not None:
             spans.append((log10(c.no_run_x), end, theme.NO_RUN_BRUSH, None))
         self.cliff.set_spans(spans)
-        # Near the right edge a label would run off the plot: hang it left of its boundary instead.
-        for start, text, color, bold, dy in ((c.cliff_x, "offload cliff →", theme.CLIFF, True, 0.0),
-                                             (c.no_run_x, "does not run", theme.AXIS, False, 0.4)):
+        # Each zone's name stays inside its zone (left out where the zone is too narrow for it).
+        for start, stop, text, color, bold, dy in (
+                (c.cliff_x, c.no_run_x, "offload cliff →", theme.CLIFF, True, 0.0),
+                (c.no_run_x, None, "does not run", theme.AXIS, False, 0.4)):
             if start is not None:
-                right = log10(start) > x0 + 0.75 * (x1 - x0)
-                labels.append(Label(log10(start), y_hi - dy, f" {text} ", color, (1.0 if right else 0.0, 0.0), bold))
+                zone = (log10(start), log10(stop) if stop else end)
+                labels.append(Label(zone[0], y_hi - dy, f" {text} ", color, (0.0, 0.0), bold, zone=zone))
         self.labels.set_labels(labels)
+        if self.readout.isVisible() and self._hover_x is not None:  # undo, a pick...: the readout follows
+            self.show_readout(int(np.clip(np.searchsorted(np.log10(c.x), self._hover_x), 0, len(c.x) - 1)))
 
         mx = c.marker_x
         my = float(np.interp(log10(mx), np.log10(c.x), c.decode)) if c.x[0] <= mx <= c.x[-1] else 0.0
@@ -363,7 +367,7 @@ class TokPlot(pg.PlotItem):
     def show_readout(self, i: int, published: str | None = None) -> None:
         c = self.curve_data
         assert c is not None
-        x_log = log10(float(c.x[i]))
+        x_log = self._hover_x = log10(float(c.x[i]))
         self.hover_line.setValue(x_log)
         self.hover_line.show()
         text = self.readout_text(i)

@@ -38,6 +38,7 @@ class Label(NamedTuple):
     anchor: tuple[float, float] = (0.0, 0.0)  # (0, 0): the text's top-left at (x, y); (1, 1): bottom-right
     bold: bool = False
     optional: bool = False  # left out where it would overlap a label that is not
+    zone: tuple[float, float] | None = None  # view x range the text must stay inside; left out when too narrow
 
 
 class Box(NamedTuple):
@@ -128,7 +129,13 @@ class Labels(ViewOverlay):
         right = to_device.mapRect(view).right() if view is not None else float("inf")
         placed: list[tuple[Label, Box]] = []
         for lab, box in sorted(self.rects(to_device), key=lambda lb: lb[0].optional):  # must-show ones first
-            if box.x + box.w > right:  # would be cut off at the plot's right edge
+            if lab.zone is not None:  # a shaded zone's name: inside the zone, or not at all
+                lo, hi = (to_device.map(QPointF(x, lab.y)).x() for x in lab.zone)
+                hi = min(hi, right)
+                if box.w > hi - lo:
+                    continue
+                box = box._replace(x=min(max(box.x, lo), hi - box.w))
+            elif box.x + box.w > right:  # would be cut off at the plot's right edge
                 if lab.optional:
                     continue  # a name cut mid-word reads worse than none (hovering a point names it)
                 box = box._replace(x=box.x + lab.anchor[0] * box.w - box.w)  # left of its point instead

@@ -31,7 +31,11 @@ def save_session(session: Session, path: Path) -> None:
 
 
 def load_session(path: Path) -> Session:
-    return validate(path, read_json(path, SessionFileError), Session, SessionFileError)
+    """The file's session; SessionFileError when it cannot be read, is invalid, or cannot be computed."""
+    session = validate(path, read_json(path, SessionFileError), Session, SessionFileError)
+    if (problem := session_problem(session)) is not None:
+        raise SessionFileError(f"{path}: the scenario cannot be computed ({problem})")
+    return session
 
 
 def session_problem(session: Session) -> str | None:

@@ -48,3 +48,34 @@ def test_recent_files_dedupe_and_cap() -> None:
         s = add_recent(s, f"{i}.json")
     s = add_recent(s, "5.json")
     assert s.recent_files[0] == "5.json" and len(s.recent_files) == 8 and s.recent_files.count("5.json") == 1
+
+
+def test_a_saved_session_that_cannot_be_computed_is_dropped_with_a_message(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import advisor.session as session_module
+
+    def fail(*_a: object, **_k: object) -> None:
+        raise ZeroDivisionError("float division by zero")
+
+    save_settings(add_recent(Settings(session=Session()), "/tmp/a.json"))
+    monkeypatch.setattr(session_module, "evaluate", fail)
+    loaded, problem = load_settings()
+    assert loaded.session is None and loaded.recent_files == ("/tmp/a.json",)  # the rest is kept
+    assert problem is not None and "could not be computed" in problem and "division by zero" in problem
+    assert settings_path().exists()  # the file itself is fine: nothing set aside
+
+
+def test_unreadable_settings_of_every_kind_are_set_aside() -> None:
+    import os
+
+    path = settings_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for content in ("[" * 100_000, '{"recent_files": [' + "9" * 5000 + "]}", '{"show_published": NaN}',
+                    '{"window_geometry": 1e999}'):
+        path.write_text(content)
+        loaded, problem = load_settings()
+        assert loaded == Settings() and problem is not None and str(path) in problem and "set aside" in problem
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(path)  # a FIFO would block a plain read forever
+        loaded, problem = load_settings()
+        assert problem is not None and "FIFO" in problem and not path.exists()
+    assert len(list(path.parent.glob("settings.json.bad-*"))) == 5 if hasattr(os, "mkfifo") else 4

@@ -9,6 +9,7 @@ from pydantic import Field, model_validator
 from advisor.core.base import Frozen
 
 AttentionKind = Literal["full", "sliding", "mla"]
+HEAD_WIDTH_FACTOR = 8
 
 
 class ModelArch(Frozen):
@@ -16,9 +17,9 @@ class ModelArch(Frozen):
     the KV cache counts as zero and the result says so."""
 
     name: str = Field("Custom model", title="Name", max_length=200)
-    total_params_b: float = Field(8.0, gt=0, le=100_000, title="Total params", json_schema_extra={"unit": "B"},
+    total_params_b: float = Field(8.0, ge=0.001, le=100_000, title="Total params", json_schema_extra={"unit": "B"},
                                   description="All parameters, in billions: what must be stored")
-    active_params_b: float | None = Field(None, gt=0, le=100_000, title="Active params",
+    active_params_b: float | None = Field(None, ge=0.001, le=100_000, title="Active params",
                                           json_schema_extra={"unit": "B"},
                                           description="Parameters read per token (MoE); empty means dense")
     layers: int | None = Field(None, ge=1, le=1000, title="Layers")
@@ -70,7 +71,28 @@ class ModelArch(Frozen):
             raise ValueError("attention_layers cannot exceed layers")
         if self.experts is not None and self.experts_active is not None and self.experts_active > self.experts:
             raise ValueError("experts_active cannot exceed experts")
+        if self.sliding_layers is not None and self.attention_layers is not None \
+                and self.sliding_layers > self.attention_layers:
+            # the window applies to attending layers only; more would count negative full-attention layers
+            raise ValueError("sliding_layers cannot exceed attention_layers")
+        if self.kv_heads is not None and self.heads is not None and self.kv_heads > self.heads:
+            raise ValueError("kv_heads cannot exceed heads (each KV head serves one or more query heads)")
+        self._shape_consistent()
         return self
+
+    def _shape_consistent(self) -> None:
+        """heads × head_dim against hidden: real models stay within a few times of it (0.76 for Gemma 3 27B,
+        3 for GLM-4.5 Air); a factor of HEAD_WIDTH_FACTOR either way is a typo or a misread config."""
+        if self.hidden is None or self.heads is None:
+            return
+        if self.head_dim is None:
+            if self.heads > self.hidden:
+                raise ValueError("heads cannot exceed hidden when head_dim is not given (head_dim = hidden ÷ heads)")
+            return
+        width = self.heads * self.head_dim
+        if not self.hidden / HEAD_WIDTH_FACTOR <= width <= self.hidden * HEAD_WIDTH_FACTOR:
+            raise ValueError(f"heads × head_dim ({width:,}) is not within {HEAD_WIDTH_FACTOR}× of hidden "
+                             f"({self.hidden:,})")
 
     @property
     def active_b(self) -> float:

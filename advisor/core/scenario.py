@@ -19,7 +19,7 @@ DEFAULT_FEEL_THRESHOLDS: tuple[float, float, float, float] = (3.0, 10.0, 20.0, 5
 
 class Speculative(Frozen):
     enabled: bool = Field(False, title="Speculative decoding")
-    draft_params_b: float = Field(0.5, gt=0, le=1000, title="Draft size", json_schema_extra={"unit": "B"},
+    draft_params_b: float = Field(0.5, ge=0.001, le=1000, title="Draft size", json_schema_extra={"unit": "B"},
                                   description="Draft model parameters, billions (same quant as the target)")
     draft_length: int = Field(4, ge=1, le=32, title="Draft length",
                               description="Tokens the draft proposes per target pass")
@@ -29,6 +29,9 @@ class Speculative(Frozen):
 
 
 class Workload(Frozen):
+    """What runs on the machine. Rates and shares have physical lower bounds (1% of bandwidth or compute,
+    0.01 tok/s), so every derived time stays finite."""
+
     context: int = Field(4096, ge=0, le=100_000_000, title="Context", json_schema_extra={"unit": "tokens"},
                          description="Tokens already in the KV cache when generation runs (prompt included)")
     prompt_tokens: int = Field(512, ge=0, le=100_000_000, title="Prompt", json_schema_extra={"unit": "tokens"},
@@ -39,14 +42,14 @@ class Workload(Frozen):
                          description="Requests decoded together in one batch")
     kv_cache: KVPrecision = Field(KVPrecision.F16, title="KV cache",
                                   description="Precision of the cached keys and values")
-    interactive_tok_s: float = Field(10.0, gt=0, le=100_000, title="Interactive threshold",
+    interactive_tok_s: float = Field(10.0, ge=0.01, le=100_000, title="Interactive threshold",
                                      json_schema_extra={"unit": "tok/s"},
                                      description="Per-stream decode speed that still counts as interactive")
-    efficiency: float | None = Field(None, gt=0, le=1, title="η decode",
+    efficiency: float | None = Field(None, ge=0.01, le=1, title="η decode",
                                      description="Share of bandwidth realized. Empty uses the model fitted to "
                                                  "published measurements for this class and engine (η plus fixed "
                                                  "per-token costs); a value means exactly η × ceiling")
-    compute_efficiency: float | None = Field(None, gt=0, le=1, title="η prefill",
+    compute_efficiency: float | None = Field(None, ge=0.01, le=1, title="η prefill",
                                              description="Share of peak compute realized by prefill")
     engine: Engine = Field(Engine.LLAMA_CPP, title="Engine")
     backend: Backend | None = Field(None, title="Backend",
@@ -68,7 +71,7 @@ class Workload(Frozen):
     cpu_moe_layers: int | None = Field(None, ge=0, le=1000, title="CPU MoE layers",
                                        description="Keep the MoE experts of the first N layers in host RAM "
                                                    "(llama.cpp --n-cpu-moe); empty lets placement decide")
-    prefill_rate: float | None = Field(None, gt=0, le=1e9, title="Measured prefill",
+    prefill_rate: float | None = Field(None, ge=0.01, le=1e9, title="Measured prefill",
                                        json_schema_extra={"unit": "tok/s"},
                                        description="A measured prefill rate instead of the compute estimate")
     overhead_gb: float = Field(1.0, ge=0, le=10_000, title="Runtime overhead", json_schema_extra={"unit": "GB"},
@@ -83,8 +86,8 @@ class Workload(Frozen):
     @model_validator(mode="after")
     def _thresholds_ascend(self) -> Workload:
         t = self.feel_thresholds
-        if any(x <= 0 for x in t) or list(t) != sorted(set(t)):
-            raise ValueError("feel_thresholds must be four ascending positive tok/s values")
+        if any(not 0.01 <= x <= 100_000 for x in t) or list(t) != sorted(set(t)):
+            raise ValueError("feel_thresholds must be four ascending tok/s values from 0.01 to 100,000")
         return self
 
 

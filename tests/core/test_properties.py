@@ -36,10 +36,12 @@ def scenarios(draw: st.DrawFn) -> Scenario:
     total = draw(st.floats(0.1, 2000))
     moe = draw(st.booleans())
     layers = draw(st.one_of(st.none(), st.integers(1, 160)))
+    heads = draw(st.integers(1, 128)) if layers else None
     model = ModelArch(
         total_params_b=total, active_params_b=total * draw(st.floats(0.02, 1.0)) if moe else None,
-        layers=layers, heads=draw(st.integers(1, 128)) if layers else None,
-        kv_heads=draw(st.integers(1, 16)) if layers else None, head_dim=draw(st.integers(16, 256)) if layers else None,
+        layers=layers, heads=heads,
+        kv_heads=draw(st.integers(1, min(16, heads))) if heads else None,
+        head_dim=draw(st.integers(16, 256)) if layers else None,
         experts=draw(st.integers(8, 256)) if moe else None, experts_active=draw(st.integers(1, 8)) if moe else None,
     )
     workload = Workload(

@@ -33,3 +33,39 @@ def test_undo_redo(store: Store) -> None:
     store.redo()
     assert store.session.scenario.workload.context == 8192
     assert store.can_redo()
+
+
+def _fail_at(context: int):  # type: ignore[no-untyped-def]
+    """An evaluate that cannot finish one scenario, as a solver bug the bounds did not foresee would."""
+    def fake(s, explain=True):  # type: ignore[no-untyped-def]
+        if s.workload.context == context:
+            raise ZeroDivisionError("float division by zero")
+        return evaluate(s, explain=explain)
+    return fake
+
+
+def test_an_edit_that_cannot_be_computed_is_refused_without_an_undo_step(  # type: ignore[no-untyped-def]
+        qtbot, store: Store, monkeypatch) -> None:
+    import advisor.ui.store as store_module
+
+    store.update("workload", context=8192)
+    before, undo_depth = store.session, len(store._undo)
+    monkeypatch.setattr(store_module, "evaluate", _fail_at(12345))
+    with qtbot.waitSignal(store.rejected) as blocker:
+        assert not store.update("workload", context=12345)
+    assert "cannot compute" in blocker.args[0] and "division by zero" in blocker.args[0]
+    assert store.session == before and len(store._undo) == undo_depth and store.undo_text() == "Edit workload"
+    store.undo()
+    assert store.session.scenario.workload.context == 4096  # the one real step, not a phantom one
+
+
+def test_a_session_that_cannot_be_computed_starts_on_the_default(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import advisor.ui.store as store_module
+    from advisor.catalog.loader import load_catalog
+    from advisor.core.scenario import Scenario, Workload
+    from advisor.session import Session
+
+    monkeypatch.setattr(store_module, "evaluate", _fail_at(777))
+    bad = Session(scenario=Scenario(workload=Workload(context=777)))
+    s = Store(load_catalog(None), bad)
+    assert s.session == Session() and s.problem is not None and "default scenario" in s.problem

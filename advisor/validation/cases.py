@@ -67,7 +67,6 @@ class Excluded:
     case: Case | None
 
 
-
 def config_key(row: Measurement) -> str:
     """A row's configuration (machine × GPU count × model × quant × bits × engine): the unit every
     split of the rows keeps whole (the held-out split here, the cross-validation folds in cv.py)."""

@@ -102,7 +102,7 @@ def row_model(row: Measurement, catalog: Catalog) -> tuple[ModelArch, list[str]]
     if active is None and MOE_LABEL.search(row.model_name):
         return "mixture-of-experts model (llama.cpp's A…B size label) without an active parameter count"
     if base is None:
-        caveats.append("KV shape unknown: counted as zero")
+        caveats.append("KV shape unknown: a typical shape for its size (core.shape, an estimate)")
         return ModelArch(name=row.model_name[:200] or "model", total_params_b=total, active_params_b=active), caveats
     update: dict[str, Any] = {"total_params_b": total, "active_params_b": active}
     if base.experts and active is None:

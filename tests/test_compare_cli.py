@@ -126,6 +126,23 @@ def test_budget_text_and_pc_price(capsys: pytest.CaptureFixture[str]) -> None:
     assert " 1. " in text and "uses " in text
 
 
+def test_budget_for_a_model(capsys: pytest.CaptureFixture[str]) -> None:
+    out = run(capsys, "budget", "--max-price", "2500", "--model", "qwen3-30b-a3b", "--quant", "q4_k_m",
+              "--context", "32768", "--top", "10")
+    fm = out["for_model"]
+    assert fm["model_name"] == CAT.models["qwen3-30b-a3b"].name and fm["context"] == 32768
+    rows = fm["meeting"] + fm["short"]
+    assert rows and all(x["price_usd"] <= 2500 for x in rows)
+    for x in rows:
+        assert {"fits", "offloaded_fraction", "decode_tok_s", "price_usd", "split", "reason"} <= set(x)
+    assert all(x["fits"] and x["decode_tok_s"] >= fm["threshold_tok_s"] for x in fm["meeting"])
+    assert [x["price_usd"] for x in fm["meeting"]] == sorted(x["price_usd"] for x in fm["meeting"])
+    assert out["ranked"], "the largest-model ranking stays as a second one"
+    assert main(["budget", "--max-price", "2500", "--model", "qwen3-30b-a3b", "--top", "3"]) == 0
+    text = capsys.readouterr().out
+    assert "Hold it in fast memory" in text and "Second ranking" in text
+
+
 def test_what_would_it_take_json(capsys: pytest.CaptureFixture[str]) -> None:
     out = run(capsys, "what-would-it-take", "--model", "llama-3.3-70b", "--tok-s", "15", "--ttft", "2",
               "--hardware", "rtx-4090")
@@ -145,10 +162,15 @@ def test_what_would_it_take_text(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["what-would-it-take", "--model", "qwen3-30b-a3b", "--tok-s", "40", "--hardware",
                  "desktop-ddr5-5600-2ch-64gb", "--preset", "coding"]) == 0
     text = capsys.readouterr().out
-    assert "Cheapest catalog machines and sets that meet it:" in text
+    assert "Cheapest catalog machines and sets that meet it holding the model in fast memory:" in text
     assert "Smallest upgrade: add one" in text and "does not meet it" in text
     assert main(["what-would-it-take", "--model", "llama-3.1-405b", "--tok-s", "5000"]) == 0
     assert "Nothing in the catalog meets it" in capsys.readouterr().out
+    out = run(capsys, "what-would-it-take", "--model", "qwen3-30b-a3b", "--tok-s", "20", "--max-price", "1500")
+    assert out["max_price_usd"] == 1500 and not out["allow_spill"] and out["cheapest"]
+    for o in out["cheapest"]:
+        assert o["machine"]["price_usd"] <= 1500 and o["fits"] and o["offloaded_fraction"] == 0
+        assert o["split"] in ("layer", "tensor")
 
 
 def test_compare_accepts_longtail_ids(capsys: pytest.CaptureFixture[str]) -> None:

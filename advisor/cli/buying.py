@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from advisor.catalog.convert import to_model
+from advisor.catalog.convert import to_model, to_quant
 from advisor.catalog.loader import Catalog
 from advisor.catalog.longtail import find_hardware
 from advisor.cli.args import (
@@ -31,26 +31,21 @@ from advisor.cli.args import (
     scenario_from_args,
     validation_message,
 )
+from advisor.cli.buying_text import comparison_text, model_budget_text, plan_text, price_text, workload_line
 from advisor.cli.errors import CliError
 from advisor.core.budget import rank_budget
-from advisor.core.comparison import Comparison, compare
+from advisor.core.budget_model import rank_for_model
+from advisor.core.comparison import compare
 from advisor.core.fmt import num
 from advisor.core.hardware import Hardware, HardwareClass
 from advisor.core.machines import MAX_MACHINES, Machine, catalog_machines, machine_from_entry, unique_label
 from advisor.core.presets import PRESETS, preset_changes
 from advisor.core.scenario import Scenario, Workload
-from advisor.core.upgrades import Option, Plan, what_would_it_take
-from advisor.present.budget_text import budget_reason, ranking_data
-from advisor.present.compare_text import (
-    TABLE_COLUMNS,
-    comparison_data,
-    comparison_verdict,
-    model_quant,
-    row_verdict,
-    table_cells,
-)
-from advisor.present.figures import PRICE_NOTE, rate
-from advisor.present.upgrade_text import KIND_TEXT, option_description, plan_data
+from advisor.core.upgrades import what_would_it_take
+from advisor.present.budget_text import budget_reason, model_budget_data, ranking_data
+from advisor.present.compare_text import comparison_data
+from advisor.present.figures import PRICE_NOTE, named
+from advisor.present.upgrade_text import plan_data
 
 # Raw hardware flags that make sense for every machine in a comparison (the host around the cards).
 SHARED_HARDWARE = {"host_memory_gb", "host_bandwidth_gbps", "host_link_gbps", "split"}
@@ -171,86 +166,6 @@ def current_machine(s: Scenario, args: argparse.Namespace, catalog: Catalog) -> 
                    catalog_id=entry.id if entry else None, origin="current")
 
 
-# --- text --------------------------------------------------------------------------------------
-
-def _table(header: list[str], rows: list[list[str]], right: set[int]) -> list[str]:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
-
-    def line(cells: list[str]) -> str:
-        return "  ".join(c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths,
-                                                                                                   strict=True))).rstrip()
-    return [line(header), line(["-" * w for w in widths]), *(line(r) for r in rows)]
-
-
-def workload_line(s: Scenario) -> str:
-    w = s.workload
-    return (f"{w.context:,} tokens context · {w.prompt_tokens:,}-token prompt · {w.streams} stream"
-            f"{'s' if w.streams > 1 else ''} · interactive ≥ {rate(w.interactive_tok_s)} tok/s")
-
-
-def comparison_text(c: Comparison, s: Scenario) -> str:
-    head = f"{c.model_name} · {c.quant_name} · {workload_line(s)}"
-    keys = [k for k, _ in TABLE_COLUMNS if k != "verdict"]
-    titles = dict(TABLE_COLUMNS)
-    cells = [table_cells(r, c.threshold_tok_s) for r in c.rows]
-    lines = [head, "=" * len(head), ""]
-    lines += _table([titles[k] for k in keys], [[cell[k] for k in keys] for cell in cells],
-                    right={i for i, k in enumerate(keys) if k not in ("machine", "largest")})
-    lines += ["", f"Verdict: {comparison_verdict(c)}", ""]
-    lines += [f"  {r.label}: {row_verdict(r, model_quant(c), c.threshold_tok_s)}" for r in c.rows]
-    lines += ["", f"note: {PRICE_NOTE}"]
-    return "\n".join(lines)
-
-
-def price_text(m: Machine) -> str:
-    if m.price_usd is None:
-        return "—"
-    return f"{'~' if m.price_estimate else ''}${m.price_usd:,.0f}"
-
-
-def option_line(o: Option, cost_prefix: str = "") -> str:
-    speed = "does not run" if o.decode_tok_s is None else f"{num(o.decode_tok_s)} tok/s"
-    ttft = f", TTFT {num(o.ttft_s)} s" if o.ttft_s is not None else ""
-    cost = "price unknown" if o.cost_usd is None else f"{cost_prefix}${o.cost_usd:,.0f}"
-    return f"{option_description(o)} ({cost}) → {speed}{ttft}"
-
-
-def _option_table(options: tuple[Option, ...]) -> list[str]:
-    return _table(["Price", "Machine", "Decode", "TTFT"],
-                  [[price_text(o.machine), o.machine.label, f"{num(o.decode_tok_s or 0)} tok/s",
-                    f"{num(o.ttft_s)} s" if o.ttft_s is not None else "—"] for o in options], right={0, 2, 3})
-
-
-def plan_text(p: Plan, s: Scenario) -> str:
-    ttft = f", TTFT ≤ {rate(p.target_ttft_s)} s" if p.target_ttft_s is not None else ""
-    head = (f"{p.model_name} {p.quant_name} at {p.context:,} tokens context: ≥ {rate(p.target_tok_s)} tok/s per "
-            f"stream{ttft}")
-    lines = [head, "=" * len(head), ""]
-    if p.cheapest:
-        lines.append("Cheapest catalog machines and sets that meet it:")
-        lines += _option_table(p.cheapest)
-    else:
-        lines.append("Nothing in the catalog meets it. The fastest there are:")
-        lines += _option_table(p.closest)
-    if p.current is not None:
-        c = p.current
-        now = "does not run it" if c.decode_tok_s is None else f"{num(c.decode_tok_s)} tok/s" + (
-            f", TTFT {num(c.ttft_s)} s" if c.ttft_s is not None else "")
-        lines += ["", f"{c.machine.label[0].upper()}{c.machine.label[1:]}: {now} — "
-                      + ("already meets it." if c.meets else "does not meet it.")]
-        if not c.meets:
-            if p.upgrades:
-                lines.append(f"Smallest upgrade: {option_line(p.upgrades[0], '+')}")
-                lines += [f"  also: {option_line(o, '+')}" for o in p.upgrades[1:]]
-            else:
-                lines.append("No single upgrade in the catalog reaches it.")
-            lines += [f"  {KIND_TEXT[o.kind]} cannot reach it; the best: {option_line(o, '+')}" for o in p.short]
-    lines += ["", f"note: {PRICE_NOTE}"]
-    if p.unpriced:
-        lines.append(f"note: {p.unpriced} catalog machines have no price and are left out.")
-    return "\n".join(lines)
-
-
 # --- commands ----------------------------------------------------------------------------------
 
 def machine_specs(groups: list[list[str]] | None) -> list[str]:
@@ -295,23 +210,51 @@ def cmd_compare(args: argparse.Namespace, catalog: Catalog) -> int:
     return 0
 
 
+def _model_scenario(args: argparse.Namespace, catalog: Catalog, base: Scenario) -> Scenario | None:
+    """The budget's own model: --model and --quant (Q4_K_M when not given) on the workload flags."""
+    if args.model is None:
+        if args.quant is not None:
+            raise CliError("--quant: give --model too (the budget ranks machines for that model)")
+        return None
+    m = catalog.models.get(args.model)
+    if m is None:
+        close = [k for k in catalog.models if args.model.lower() in k][:5]
+        hint = f"; did you mean {', '.join(close)}?" if close else "; see `catalog models`"
+        raise CliError(f"--model: unknown id '{args.model}'{hint}")
+    q = catalog.quants.get(args.quant or "q4_k_m")
+    if q is None:
+        raise CliError(f"--quant: unknown id '{args.quant}'; see `catalog quants`")
+    return base.model_copy(update={"model": to_model(m), "quant": to_quant(q)})
+
+
+def _catalog(args: argparse.Namespace, catalog: Catalog) -> list[Machine]:
+    return catalog_machines(catalog.hardware.values(), () if args.no_sets else (2, 4), args.pc_price,
+                            split=args.set_split)
+
+
 def cmd_budget(args: argparse.Namespace, catalog: Catalog) -> int:
     base = _with_preset(_workload_scenario(args), args)
-    machines = catalog_machines(catalog.hardware.values(), () if args.no_sets else (2, 4), args.pc_price)
+    for_model = _model_scenario(args, catalog, base)
+    machines = _catalog(args, catalog)
     models, quants = _pools(catalog, args.quants)
     r = rank_budget(machines, base, models, quants, args.max_price, top=args.top)
+    mb = rank_for_model(machines, for_model, args.max_price, top=args.top) if for_model is not None else None
     if args.json:
-        print(json.dumps(ranking_data(r), indent=2, ensure_ascii=False))
+        out = {"for_model": model_budget_data(mb)} if mb is not None else {}
+        print(json.dumps({**out, **ranking_data(r)}, indent=2, ensure_ascii=False))
         return 0
-    head = f"Best under ${args.max_price:,.0f} · {workload_line(base)}"
-    lines = [head, "=" * len(head), ""]
+    lines = model_budget_text(mb, for_model) + ["", ""] if mb is not None and for_model is not None else []
+    head = (f"{'Second ranking: the largest model each runs' if mb else 'Best'} under ${args.max_price:,.0f}"
+            f" · {workload_line(base)}")
+    lines += [head, "=" * len(head), ""]
     if not r.ranked:
         lines.append("Nothing in the catalog is priced under that.")
     for x in r.ranked:
         big = x.largest
         what = ("nothing interactive" if big is None
                 else f"{big.model_name} {big.quant_name} at {num(big.decode_tok_s)} tok/s")
-        lines.append(f"{x.rank:>3}. {x.machine.label} — {price_text(x.machine)} — {what}")
+        lines.append(f"{x.rank:>3}. {named(x.machine.label, x.machine.devices, x.machine.split, short=False)} — "
+                     f"{price_text(x.machine)} — {what}")
         lines.append(f"     {budget_reason(x, r.threshold_tok_s)}")
     lines += ["", f"note: {PRICE_NOTE}" + (f" Each GPU machine includes ${args.pc_price:,.0f} for the PC."
                                            if args.pc_price else "")]
@@ -326,8 +269,9 @@ def cmd_what_would_it_take(args: argparse.Namespace, catalog: Catalog) -> int:
         raise CliError("--model: give a model id (or --params)")
     s = _with_preset(scenario_from_args(args, catalog), args)
     current = current_machine(s, args, catalog)
-    machines = catalog_machines(catalog.hardware.values(), () if args.no_sets else (2, 4), args.pc_price)
-    plan = what_would_it_take(s, args.tok_s, machines, target_ttft_s=args.ttft, current=current, limit=args.top)
+    machines = _catalog(args, catalog)
+    plan = what_would_it_take(s, args.tok_s, machines, target_ttft_s=args.ttft, current=current, limit=args.top,
+                              max_price_usd=args.max_price, allow_spill=args.allow_spill)
     if args.json:
         print(json.dumps(plan_data(plan), indent=2, ensure_ascii=False))
     else:
@@ -358,6 +302,8 @@ def _catalog_machine_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-sets", action="store_true", help="leave out 2× and 4× multi-GPU sets")
     p.add_argument("--pc-price", type=non_negative_float, default=0.0, metavar="USD",
                    help="add the PC around discrete GPUs (catalog GPU prices are the card alone)")
+    p.add_argument("--set-split", choices=("layer", "tensor"), default="layer",
+                   help="how the 2× and 4× sets share the model: layer (llama.cpp's default) or tensor")
 
 
 def add_commands(sub: Any) -> None:
@@ -375,7 +321,11 @@ def add_commands(sub: Any) -> None:
     for f in FLAGS:
         if f.section == "workload":
             g.add_argument(f.name, type=flag_type(f), help=f.help, dest=dest(f.name))
-    bud.add_argument("--quants", choices=("gguf", "gpu", "all"), default="gguf", help="which quant formats to consider")
+    bud.add_argument("--model", help="the model to buy for (catalog id): machines that hold it and meet the "
+                                     "interactive speed first, cheapest first")
+    bud.add_argument("--quant", help="its quant (catalog id; Q4_K_M when not given)")
+    bud.add_argument("--quants", choices=("gguf", "gpu", "all"), default="gguf",
+                     help="which quant formats the largest-model ranking considers")
     _catalog_machine_flags(bud)
     bud.add_argument("--top", type=positive_int, default=15, help="how many to list")
     _buying_flags(bud)
@@ -388,6 +338,9 @@ def add_commands(sub: Any) -> None:
                                                        "--gpus or --host-bandwidth describe it further), for upgrades")
     wwit.add_argument("--tok-s", type=positive_float, required=True, help="target decode speed per stream, tok/s")
     wwit.add_argument("--ttft", type=positive_float, help="target time to first token, seconds")
+    wwit.add_argument("--max-price", type=positive_float, metavar="USD", help="price cap for machines to buy")
+    wwit.add_argument("--allow-spill", action="store_true",
+                      help="let a machine that keeps part of the model in system RAM count as reaching the target")
     _catalog_machine_flags(wwit)
     wwit.add_argument("--top", type=positive_int, default=8, help="how many machines to list")
     _buying_flags(wwit)

@@ -160,9 +160,15 @@ class CompareSetup(Frozen):
     current: Machine | None = Field(None, description="The user's own machine, for upgrades")
     budget_usd: float = Field(3000.0, gt=0, le=100_000_000)
     include_sets: bool = True
+    set_split: Split = Field(DEFAULT_SPLIT, description="How the ranking's 2× and 4× sets share the model")
+    budget_by: Literal["model", "largest"] = Field("model", description="Rank the budget by the chosen model "
+                                                                          "(fits, then price) or the largest model")
     pc_price_usd: float = Field(0.0, ge=0, le=1_000_000, description="Added to discrete GPUs in the ranking")
     target_tok_s: float = Field(20.0, gt=0, le=100_000)
     target_ttft_s: float | None = Field(None, gt=0, le=100_000)
+    take_max_price_usd: float | None = Field(None, gt=0, le=100_000_000, description="What-would-it-take's cap")
+    take_include_sets: bool = True
+    take_allow_spill: bool = False
 
     @model_validator(mode="after")
     def _unique_labels(self) -> CompareSetup:

@@ -50,6 +50,7 @@ class Option(Frozen):
     decode_tok_s: float | None
     ttft_s: float | None
     fits: bool
+    offloaded_fraction: float = Field(0.0, ge=0, le=1, description="Share of the model in system RAM")
     meets: bool
     change: Change = Change()
 
@@ -60,12 +61,15 @@ class Plan(Frozen):
     context: int
     target_tok_s: float
     target_ttft_s: float | None
+    max_price_usd: float | None = None
+    allow_spill: bool = False
     cheapest: tuple[Option, ...] = ()  # catalog machines and sets that meet it, cheapest first
     closest: tuple[Option, ...] = ()  # when nothing meets it: the fastest there are
     current: Option | None = None
     upgrades: tuple[Option, ...] = ()  # per kind, the cheapest that meets it, cheapest first
     short: tuple[Option, ...] = ()  # upgrade kinds that cannot reach it: the best each can do
     unpriced: int = 0
+    over_budget: int = 0
 
     @property
     def smallest_upgrade(self) -> Option | None:
@@ -79,46 +83,55 @@ class Candidate(NamedTuple):
     cost_usd: float | None
 
 
-def _meets(r: Result, target: float, ttft: float | None) -> bool:
-    return bool(r.runs and (r.decode_tok_s or 0) >= target and (ttft is None or (r.ttft_s is not None
-                                                                                and r.ttft_s <= ttft)))
+def _meets(r: Result, target: float, ttft: float | None, allow_spill: bool = True) -> bool:
+    return bool(r.runs and (allow_spill or r.fits) and (r.decode_tok_s or 0) >= target
+                and (ttft is None or (r.ttft_s is not None and r.ttft_s <= ttft)))
 
 
-def _option(c: Candidate, base: Scenario, target: float, ttft: float | None) -> Option:
+def _option(c: Candidate, base: Scenario, target: float, ttft: float | None, allow_spill: bool = True) -> Option:
     r = evaluate(scenario_on(base, c.machine.hardware))
     return Option(kind=c.kind, machine=c.machine, change=c.change, cost_usd=c.cost_usd,
                   decode_tok_s=r.decode_tok_s if r.runs else None, ttft_s=r.ttft_s, fits=r.fits,
-                  meets=_meets(r, target, ttft))
+                  offloaded_fraction=min(max(r.offloaded_fraction, 0.0), 1.0),
+                  meets=_meets(r, target, ttft, allow_spill))
 
 
-def _screen(base: Scenario, machines: Sequence[Machine]) -> NDArray[np.float64]:
-    """Decode tok/s of the base model and quant on every machine, one broadcast solve."""
+def _screen(base: Scenario, machines: Sequence[Machine]) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """Decode tok/s of the base model and quant on every machine, and whether fast memory holds it:
+    one broadcast solve."""
     g = machine_grid(base, [m.hardware for m in machines], [base.model], [base.quant])
-    return np.where(g.runs[:, 0, 0], g.decode[:, 0, 0], 0.0)
+    runs = g.runs[:, 0, 0]
+    return np.where(runs, g.decode[:, 0, 0], 0.0), np.asarray(g.fits[:, 0, 0] & runs, dtype=np.bool_)
 
 
 def _cheapest_meeting(base: Scenario, candidates: Sequence[Candidate], target: float, ttft: float | None,
-                      limit: int) -> tuple[list[Option], list[Option]]:
+                      limit: int, allow_spill: bool = True) -> tuple[list[Option], list[Option]]:
     """Options that meet the target, cheapest first (exact numbers from evaluate), and the fastest
-    of the rest. The broadcast screen skips machines too slow to matter."""
+    of the rest, those that hold the model before those that spill. Without `allow_spill` an option
+    that spills to system RAM never meets the target. The broadcast screen skips machines too slow
+    to matter."""
     if not candidates:
         return [], []
-    speed = _screen(base, [c.machine for c in candidates])
+    speed, holds = _screen(base, [c.machine for c in candidates])
     cost = np.array([c.cost_usd if c.cost_usd is not None else math.inf for c in candidates])
-    fast_enough = np.flatnonzero(speed >= target * (1 - 1e-9))
+    ok = speed >= target * (1 - 1e-9)
+    if not allow_spill:
+        ok &= holds
+    fast_enough = np.flatnonzero(ok)
     meeting: list[Option] = []
     for i in fast_enough[np.lexsort((-speed[fast_enough], cost[fast_enough]))]:
-        opt = _option(candidates[int(i)], base, target, ttft)
+        opt = _option(candidates[int(i)], base, target, ttft, allow_spill)
         if opt.meets:
             meeting.append(opt)
             if len(meeting) >= limit:
                 break
     closest: list[Option] = []
     if not meeting:
-        for i in np.argsort(-speed, kind="stable")[:limit]:
+        spill_last = np.zeros(len(candidates)) if allow_spill else (~holds).astype(float)
+        for i in np.lexsort((-speed, spill_last))[:limit]:
             if speed[i] <= 0:
                 break
-            closest.append(_option(candidates[int(i)], base, target, ttft))
+            closest.append(_option(candidates[int(i)], base, target, ttft, allow_spill))
     return meeting, closest
 
 
@@ -200,24 +213,29 @@ def upgrade_candidates(current: Machine, singles: Sequence[Machine]) -> list[Can
 
 def what_would_it_take(base: Scenario, target_tok_s: float, catalog: Sequence[Machine],
                        target_ttft_s: float | None = None, current: Machine | None = None,
-                       limit: int = 8) -> Plan:
+                       limit: int = 8, max_price_usd: float | None = None, allow_spill: bool = False) -> Plan:
     """For the base scenario's model, quant and workload: the cheapest catalog machines and multi-GPU
-    sets reaching `target_tok_s` per stream (and `target_ttft_s`, if given), and for `current` the
-    cheapest upgrade of each kind that does, cheapest first."""
+    sets (at or under `max_price_usd`, when given) reaching `target_tok_s` per stream (and
+    `target_ttft_s`, if given), and for `current` the cheapest upgrade of each kind that does,
+    cheapest first. A machine that spills part of the model to system RAM reaches it only when
+    `allow_spill` says so, and never comes before one that holds it otherwise."""
     priced = [m for m in catalog if m.price_usd is not None]
-    buys = [Candidate("buy", m, Change(), m.price_usd) for m in priced]
-    cheapest, closest = _cheapest_meeting(base, buys, target_tok_s, target_ttft_s, limit)
+    within = [m for m in priced if max_price_usd is None or (m.price_usd or 0.0) <= max_price_usd]
+    buys = [Candidate("buy", m, Change(), m.price_usd) for m in within]
+    cheapest, closest = _cheapest_meeting(base, buys, target_tok_s, target_ttft_s, limit, allow_spill)
     plan: dict[str, Any] = dict(model_name=base.model.name, quant_name=base.quant.name, context=base.workload.context,
-                                target_tok_s=target_tok_s, target_ttft_s=target_ttft_s, cheapest=tuple(cheapest),
-                                closest=tuple(closest), unpriced=len(catalog) - len(priced))
+                                target_tok_s=target_tok_s, target_ttft_s=target_ttft_s, max_price_usd=max_price_usd,
+                                allow_spill=allow_spill, cheapest=tuple(cheapest), closest=tuple(closest),
+                                unpriced=len(catalog) - len(priced), over_budget=len(priced) - len(within))
     if current is not None:
-        plan["current"] = _option(Candidate("current", current, Change(), 0.0), base, target_tok_s, target_ttft_s)
+        plan["current"] = _option(Candidate("current", current, Change(), 0.0), base, target_tok_s, target_ttft_s,
+                                  allow_spill)
         cands = upgrade_candidates(current, [m for m in catalog if m.devices == 1])
         best: dict[str, Option] = {}
         short: dict[str, Option] = {}
         for kind in dict.fromkeys(c.kind for c in cands):
             group = [c for c in cands if c.kind == kind]
-            meeting, fastest = _cheapest_meeting(base, group, target_tok_s, target_ttft_s, 1)
+            meeting, fastest = _cheapest_meeting(base, group, target_tok_s, target_ttft_s, 1, allow_spill)
             if meeting:
                 best[kind] = meeting[0]
             elif fastest:

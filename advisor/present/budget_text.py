@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from advisor.core.budget import BudgetRanking, Ranked, StopReason
+from advisor.core.budget_model import ModelBudget, ModelFit
 from advisor.core.fmt import num
 from advisor.present.data import insert_after
-from advisor.present.figures import gb, rate
+from advisor.present.figures import gb, rate, split_text
 
 
 def budget_reason(x: Ranked, threshold: float) -> str:
@@ -30,6 +31,34 @@ def budget_reason(x: Ranked, threshold: float) -> str:
 def ranking_data(r: BudgetRanking) -> dict[str, Any]:
     """The ranking as JSON-ready data: the core's numbers with each machine's reason in words."""
     out = r.model_dump(mode="json")
-    out["ranked"] = [insert_after(data, "tok_s_per_k_usd", {"reason": budget_reason(x, r.threshold_tok_s)})
+    out["ranked"] = [insert_after(data, "tok_s_per_k_usd", {"reason": budget_reason(x, r.threshold_tok_s),
+                                                            "split": x.machine.split})
                      for x, data in zip(r.ranked, out["ranked"], strict=True)]
+    return out
+
+
+def fit_reason(x: ModelFit, threshold: float) -> str:
+    """Why a machine does or does not answer for the chosen model, as a person reads it."""
+    d = num(x.decode_tok_s or 0)
+    mem = "memory size not given" if x.memory_gb is None else f"{gb(x.memory_gb)} GB"
+    how = split_text(x.machine.devices, x.split)
+    tail = f" ({how})" if how else ""
+    if x.shortfall == "meets":
+        return f"holds it: {num(x.total_gb)} of {mem}, {d} tok/s{tail}"
+    if x.shortfall == "too_slow":
+        return f"holds it ({num(x.total_gb)} of {mem}) but runs {d} tok/s, under {rate(threshold)}{tail}"
+    if x.shortfall == "spills":
+        spilled = f"{x.offloaded_fraction:.0%} spills to system RAM"
+        return f"needs {num(x.total_gb)} GB, has {mem}: {spilled}, {d} tok/s{tail}"
+    if x.shortfall == "not_checked":
+        return f"{mem}, so whether it fits is not checked; {d} tok/s{tail}"
+    return f"cannot run it: needs {num(x.total_gb)} GB, has {mem} and system RAM"
+
+
+def model_budget_data(b: ModelBudget) -> dict[str, Any]:
+    """The model's ranking as JSON-ready data, each row with its reason in words."""
+    out = b.model_dump(mode="json")
+    for key in ("meeting", "short"):
+        out[key] = [insert_after(data, "shortfall", {"reason": fit_reason(x, b.threshold_tok_s)})
+                    for x, data in zip(getattr(b, key), out[key], strict=True)]
     return out

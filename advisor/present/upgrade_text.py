@@ -38,6 +38,13 @@ def option_description(o: Option) -> str:
     return f"{part} ({gb(mem)} GB at {bw:,.0f} GB/s)"
 
 
+def fit_text(o: Option) -> str:
+    """'holds it' or 'spills 33% to RAM': whether fast memory holds the model on this option."""
+    if o.decode_tok_s is None:
+        return "does not run"
+    return "holds it" if o.fits else f"spills {o.offloaded_fraction:.0%} to RAM"
+
+
 def plan_data(p: Plan) -> dict[str, Any]:
     """The plan as JSON-ready data: the core's numbers with each option's description in words."""
     out = p.model_dump(mode="json")

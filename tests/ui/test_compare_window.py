@@ -143,7 +143,7 @@ def test_preset_carries_through_every_tab(qtbot, cw: CompareWindow) -> None:  # 
     assert cw.spins["context"].value() == 32768
     assert_matches_core(cw)
     cw.tabs.setCurrentWidget(cw.budget)
-    assert cw.budget.ranking is not None and cw.budget.ranking.threshold_tok_s == 20.0
+    assert cw.budget.for_model is not None and cw.budget.for_model.threshold_tok_s == 20.0
     assert "32,768 tokens of context" in cw.budget.summary.text()
     cw.tabs.setCurrentWidget(cw.take)
     assert cw.take.plan is not None and cw.take.plan.context == 32768
@@ -162,9 +162,28 @@ def test_edit_price_changes_value_columns(qtbot, cw: CompareWindow) -> None:  # 
     assert "not a number" in cw.statusBar().currentMessage()
 
 
+def test_budget_tab_answers_for_the_model_first(qtbot, cw: CompareWindow) -> None:  # type: ignore[no-untyped-def]
+    cw.set_model("qwen3-30b-a3b")
+    cw.tabs.setCurrentWidget(cw.budget)
+    cw.budget.max_price.setValue(2500)
+    b = cw.budget.for_model
+    assert b is not None and b.max_price_usd == 2500 and b.meeting
+    rows = (*b.meeting, *b.short)
+    assert cw.budget.table.rowCount() == len(rows)
+    headers = [cw.budget.table.horizontalHeaderItem(i).text() for i in range(cw.budget.table.columnCount())]
+    first = b.meeting[0]
+    assert cw.budget.table.item(0, headers.index("Machine")).text() == first.machine.label
+    assert cw.budget.table.item(0, headers.index("Fits fast memory")).text() == "yes"
+    spill = next((i for i, x in enumerate(rows) if x.fits is False), None)
+    if spill is not None:
+        assert cw.budget.table.item(spill, headers.index("Fits fast memory")).text().startswith("no: ")
+
+
 def test_budget_tab_ranks_and_adds(qtbot, cw: CompareWindow) -> None:  # type: ignore[no-untyped-def]
     cw.tabs.setCurrentWidget(cw.budget)
     cw.budget.max_price.setValue(2000)
+    cw.budget.by.setCurrentIndex(cw.budget.by.findData("largest"))
+    cw.budget.by.activated.emit(cw.budget.by.currentIndex())
     r = cw.budget.ranking
     assert r is not None and r.max_price_usd == 2000 and r.ranked
     assert all((x.machine.price_usd or 0) <= 2000 for x in r.ranked)
@@ -183,10 +202,16 @@ def test_what_would_it_take_tab(qtbot, cw: CompareWindow) -> None:  # type: igno
     assert p is not None and p.target_tok_s == 15 and p.cheapest
     assert all(o.meets and (o.decode_tok_s or 0) >= 15 for o in p.cheapest)
     assert p.current is not None and p.upgrades[0].kind == "more_cards"
+    assert all(o.fits for o in p.cheapest)  # spilling is not allowed by default
     assert "Smallest upgrade" in cw.take.current.text()
     cw.take.cheapest.selectRow(0)
     assert cw.take.add_selected()
     assert cw.store.setup.machines[-1].label == p.cheapest[0].machine.label
+    cw.take.max_price.setValue(3000)
+    cw.take.sets.setChecked(False)
+    p = cw.take.plan
+    assert p is not None and p.max_price_usd == 3000 and cw.store.setup.include_sets  # the tab's own option
+    assert all((o.machine.price_usd or 0) <= 3000 and o.machine.devices == 1 for o in (*p.cheapest, *p.closest))
 
 
 def test_export_slide_png_and_csv(qtbot, cw: CompareWindow, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

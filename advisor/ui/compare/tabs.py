@@ -1,6 +1,6 @@
-"""The buying tabs: the whole catalog ranked under a budget, and what it would take to reach a speed.
-Both use the comparison's workload (and, for the second, its model and quant); both recompute only
-when shown or when their inputs change."""
+"""The budget tab: the whole catalog under a price cap, for the comparison's model (those that hold it
+at the interactive speed first, cheapest first) or by the largest model each runs; and the helpers
+the buying tabs share. Tabs recompute only when shown or when their inputs change."""
 
 from __future__ import annotations
 
@@ -23,15 +23,27 @@ from PySide6.QtWidgets import (
 )
 
 from advisor.core.budget import BudgetRanking, rank_budget
+from advisor.core.budget_model import ModelBudget, rank_for_model
 from advisor.core.fmt import num
 from advisor.core.machines import Machine, catalog_machines
-from advisor.core.upgrades import Option, Plan, what_would_it_take
-from advisor.present.budget_text import budget_reason
-from advisor.present.figures import PRICE_NOTE, price_text, rate
-from advisor.present.upgrade_text import KIND_TEXT, option_description
+from advisor.present.budget_text import budget_reason, fit_reason
+from advisor.present.figures import PRICE_NOTE, price_text, rate, split_text
 from advisor.ui.compare.state import CompareSnapshot, CompareStore
 
 MACHINE_ROLE = Qt.ItemDataRole.UserRole
+LARGEST_HEADERS = ["#", "Machine", "Price", "Largest interactive model", "tok/s", "tok/s per $1k", "Why"]
+MODEL_HEADERS = ["#", "Machine", "Split", "Price", "Fits fast memory", "tok/s", "Why"]
+
+
+def price_tip(m: Machine) -> str:
+    return "Price not known" if m.price_usd is None else f"{_price(m)}" + (" (estimate)" if m.price_estimate else "")
+
+
+def _stretch(t: QTableWidget, stretch: int) -> None:
+    head = t.horizontalHeader()
+    for i in range(t.columnCount()):
+        head.setSectionResizeMode(i, QHeaderView.ResizeMode.Stretch if i == stretch
+                                  else QHeaderView.ResizeMode.ResizeToContents)
 
 
 def _price(m: Machine) -> str:
@@ -130,10 +142,13 @@ class BudgetTab(_Tab):
         self.pc = _money_spin(100_000, 100, "Added to every discrete-GPU option: catalog GPU prices are the card "
                                              "alone, so this is the PC around it. $0 if you already have one.",
                               special="$0 (cards only)")
+        self.by = QComboBox()
+        self.by.addItem("your model: holds it at your speed, cheapest first", "model")
+        self.by.addItem("the largest model each runs interactively", "largest")
+        self.by.setToolTip("Rank for the comparison's model, quant and context, or by the largest catalog model")
         self.summary = QLabel()
         self.summary.setWordWrap(True)
-        self.table = _table(["#", "Machine", "Price", "Largest interactive model", "tok/s", "tok/s per $1k", "Why"],
-                            stretch=6)
+        self.table = _table(LARGEST_HEADERS, stretch=6)
         self.add_button = QPushButton("Add selected to comparison")
         self.note = QLabel(PRICE_NOTE)
         self.note.setStyleSheet("color: #6b6b6b")
@@ -141,6 +156,8 @@ class BudgetTab(_Tab):
         controls = QHBoxLayout()
         controls.addWidget(QLabel("Max price"))
         controls.addWidget(self.max_price)
+        controls.addWidget(QLabel("Rank by"))
+        controls.addWidget(self.by)
         controls.addSpacing(12)
         controls.addWidget(self.sets)
         controls.addSpacing(12)
@@ -154,9 +171,11 @@ class BudgetTab(_Tab):
         lay.addWidget(self.table, 1)
         lay.addWidget(self.note)
         self.ranking: BudgetRanking | None = None
+        self.for_model: ModelBudget | None = None
 
         self.max_price.valueChanged.connect(lambda v: store.update(budget_usd=float(v)))
         self.sets.toggled.connect(lambda on: store.update(include_sets=on))
+        self.by.activated.connect(lambda _i: store.update(budget_by=self.by.currentData()))
         self.pc.valueChanged.connect(lambda v: store.update(pc_price_usd=float(v)))
         self.add_button.clicked.connect(self.add_selected)
         self.table.itemDoubleClicked.connect(lambda _i: self.add_selected())
@@ -164,7 +183,8 @@ class BudgetTab(_Tab):
 
     def key(self) -> str:
         s = self.store.setup
-        return f"{s.workload.model_dump_json()}|{s.budget_usd}|{s.include_sets}|{s.pc_price_usd}"
+        return (f"{s.scenario.model_dump_json()}|{s.budget_usd}|{s.include_sets}|{s.pc_price_usd}|{s.budget_by}|"
+                f"{s.set_split}")
 
     def show_inputs(self, snap: CompareSnapshot) -> None:
         s = snap.setup
@@ -173,11 +193,20 @@ class BudgetTab(_Tab):
                 box.setValue(value)
         with QSignalBlocker(self.sets):
             self.sets.setChecked(s.include_sets)
+        with QSignalBlocker(self.by):
+            self.by.setCurrentIndex(max(self.by.findData(s.budget_by), 0))
 
     def compute(self) -> None:
         s = self.store.setup
         machines = catalog_machines(self.store.catalog.hardware.values(), (2, 4) if s.include_sets else (),
-                                    s.pc_price_usd)
+                                    s.pc_price_usd, split=s.set_split)
+        if s.budget_by == "model":
+            self._show_model(rank_for_model(machines, s.scenario, s.budget_usd, top=None))
+            return
+        self.for_model = None
+        self.table.setColumnCount(len(LARGEST_HEADERS))
+        self.table.setHorizontalHeaderLabels(LARGEST_HEADERS)
+        _stretch(self.table, 6)
         r = rank_budget(machines, s.scenario, self.store.models, self.store.quants, s.budget_usd)
         self.ranking = r
         w = s.workload
@@ -202,159 +231,36 @@ class BudgetTab(_Tab):
             for col, item in enumerate(cells):
                 self.table.setItem(row, col, item)
 
+    def _show_model(self, b: ModelBudget) -> None:
+        self.for_model = b
+        self.ranking = None
+        self.table.setColumnCount(len(MODEL_HEADERS))
+        self.table.setHorizontalHeaderLabels(MODEL_HEADERS)
+        _stretch(self.table, len(MODEL_HEADERS) - 1)
+        w = self.store.setup.workload
+        self.summary.setText(
+            f"<b>{escape(b.model_name)} {escape(b.quant_name)} under ${b.max_price_usd:,.0f}</b> at "
+            f"{b.context:,} tokens of context, {b.streams} stream{'s' if b.streams > 1 else ''}: "
+            f"{len(b.meeting)} machines hold it in fast memory at ≥ {rate(w.interactive_tok_s)} tok/s, "
+            "cheapest first; then those that spill to system RAM or fall short, each with why"
+            + (f"; {b.over_budget} cost more" if b.over_budget else "") + ".")
+        rows = (*b.meeting, *b.short)
+        self.table.setRowCount(len(rows))
+        for row, x in enumerate(rows):
+            reason = fit_reason(x, b.threshold_tok_s)
+            fits = "not checked" if x.fits is None else "yes" if x.fits else f"no: {x.offloaded_fraction:.0%} in RAM"
+            cells = [
+                _cell(str(x.rank), x.machine, right=True),
+                _cell(x.machine.label, tip=x.machine.label),
+                _cell(split_text(x.machine.devices, x.split) or "—"),
+                _cell(_price(x.machine), right=True, tip=price_tip(x.machine)),
+                _cell(fits),
+                _cell("—" if x.decode_tok_s is None else num(x.decode_tok_s), right=True),
+                _cell(reason, tip=reason),
+            ]
+            for col, item in enumerate(cells):
+                self.table.setItem(row, col, item)
+
     def add_selected(self) -> bool:
         m = self.selected_machine(self.table)
-        return m is not None and self.store.add_machine(m)
-
-
-class TakeTab(_Tab):
-    """What would it take: the cheapest catalog machines and sets for a target, and the user's upgrades."""
-
-    CURRENT = "__current__"
-
-    def __init__(self, store: CompareStore, parent: QWidget | None = None) -> None:
-        super().__init__(store, parent)
-        self.target = QDoubleSpinBox()
-        self.target.setRange(0.5, 100_000)
-        self.target.setDecimals(1)
-        self.target.setSuffix(" tok/s")
-        self.target.setKeyboardTracking(False)
-        self.target.setToolTip("Decode speed per stream to reach")
-        self.ttft = QDoubleSpinBox()
-        self.ttft.setRange(0, 100_000)
-        self.ttft.setDecimals(1)
-        self.ttft.setSuffix(" s")
-        self.ttft.setSpecialValueText("any")
-        self.ttft.setKeyboardTracking(False)
-        self.ttft.setToolTip("Longest acceptable time to first token for the prompt; 'any' leaves it out")
-        self.mine = QComboBox()
-        self.mine.setToolTip("The machine to upgrade: yours from the main window, or one being compared")
-        self.header = QLabel()
-        self.header.setWordWrap(True)
-        self.cheapest = _table(["Price", "Machine", "tok/s", "TTFT"], stretch=1)
-        self.current = QLabel()
-        self.current.setWordWrap(True)
-        self.upgrades = _table(["Upgrade", "Adds", "tok/s", "TTFT", "Reaches it"], stretch=0)
-        self.add_button = QPushButton("Add selected to comparison")
-        controls = QHBoxLayout()
-        controls.addWidget(QLabel("Target"))
-        controls.addWidget(self.target)
-        controls.addWidget(QLabel("TTFT at most"))
-        controls.addWidget(self.ttft)
-        controls.addSpacing(12)
-        controls.addWidget(QLabel("Upgrade"))
-        controls.addWidget(self.mine, 1)
-        controls.addWidget(self.add_button)
-        lay = QVBoxLayout(self)
-        lay.addLayout(controls)
-        lay.addWidget(self.header)
-        lay.addWidget(self.cheapest, 3)
-        lay.addWidget(self.current)
-        lay.addWidget(self.upgrades, 2)
-        self.plan: Plan | None = None
-
-        self.target.valueChanged.connect(lambda v: store.update(target_tok_s=float(v)))
-        self.ttft.valueChanged.connect(lambda v: store.update(target_ttft_s=float(v) or None))
-        self.mine.activated.connect(lambda _i: self.refresh())
-        self.add_button.clicked.connect(self.add_selected)
-        self.cheapest.itemDoubleClicked.connect(lambda _i: self.add_selected())
-        self.upgrades.itemDoubleClicked.connect(lambda _i: self.add_selected())
-        self.show_inputs(store.snapshot)
-
-    def key(self) -> str:
-        s = self.store.setup
-        return (f"{s.scenario.model_dump_json()}|{s.target_tok_s}|{s.target_ttft_s}|{s.include_sets}|"
-                f"{s.pc_price_usd}|{self.mine.currentData()}|{self._machine_to_upgrade()}")
-
-    def show_inputs(self, snap: CompareSnapshot) -> None:
-        s = snap.setup
-        with QSignalBlocker(self.target):
-            self.target.setValue(s.target_tok_s)
-        with QSignalBlocker(self.ttft):
-            self.ttft.setValue(s.target_ttft_s or 0)
-        names = (s.current.label if s.current else None, tuple(m.label for m in s.machines))
-        if names == getattr(self, "_names", None):
-            return
-        self._names = names
-        chosen = self.mine.currentData()
-        with QSignalBlocker(self.mine):
-            self.mine.clear()
-            self.mine.addItem("nothing", None)
-            if s.current is not None:
-                self.mine.addItem(f"my machine: {s.current.label}", self.CURRENT)
-            for m in s.machines:
-                self.mine.addItem(m.label, m.label)
-            index = self.mine.findData(chosen) if chosen is not None else -1
-            if index < 0:
-                index = self.mine.findData(self.CURRENT)
-            self.mine.setCurrentIndex(max(index, 0))
-
-    def _machine_to_upgrade(self) -> Machine | None:
-        data = self.mine.currentData()
-        s = self.store.setup
-        if data == self.CURRENT:
-            return s.current
-        return next((m for m in s.machines if m.label == data), None)
-
-    def compute(self) -> None:
-        s = self.store.setup
-        machines = catalog_machines(self.store.catalog.hardware.values(), (2, 4) if s.include_sets else (),
-                                    s.pc_price_usd)
-        mine = self._machine_to_upgrade()
-        p = what_would_it_take(s.scenario, s.target_tok_s, machines, target_ttft_s=s.target_ttft_s, current=mine)
-        self.plan = p
-        ttft = f" and the first token within {rate(p.target_ttft_s)} s" if p.target_ttft_s else ""
-        lead = "Cheapest catalog machines and sets" if p.cheapest else "Nothing in the catalog reaches it; the fastest"
-        self.header.setText(
-            f"<b>{escape(p.model_name)} {escape(p.quant_name)}</b> at {p.context:,} tokens of context, "
-            f"≥ {rate(p.target_tok_s)} tok/s per stream{ttft}. {lead}:")
-        shown = p.cheapest or p.closest
-        self.cheapest.setRowCount(len(shown))
-        for row, o in enumerate(shown):
-            for col, item in enumerate([
-                _cell(_price(o.machine), o.machine, right=True),
-                _cell(o.machine.label),
-                _cell("does not run" if o.decode_tok_s is None else num(o.decode_tok_s), right=True),
-                _cell("—" if o.ttft_s is None else f"{num(o.ttft_s)} s", right=True),
-            ]):
-                self.cheapest.setItem(row, col, item)
-        self._show_upgrades(p)
-
-    def _show_upgrades(self, p: Plan) -> None:
-        c = p.current
-        options: list[Option] = []
-        if c is None:
-            self.current.setText("Choose a machine to upgrade above to see the smallest upgrade that reaches "
-                                 "the target.")
-        else:
-            now = ("does not run it" if c.decode_tok_s is None else f"runs it at {num(c.decode_tok_s)} tok/s"
-                   + (f", first token in {num(c.ttft_s)} s" if c.ttft_s is not None else ""))
-            if c.meets:
-                self.current.setText(f"<b>{escape(c.machine.label)}</b> {now}: it already reaches the target.")
-            elif p.upgrades:
-                u = p.upgrades[0]
-                cost = "price unknown" if u.cost_usd is None else f"${u.cost_usd:,.0f}"
-                self.current.setText(f"<b>{escape(c.machine.label)}</b> {now}. Smallest upgrade that reaches it: "
-                                     f"<b>{escape(option_description(u))}</b> ({cost}), "
-                                     f"{num(u.decode_tok_s or 0)} tok/s.")
-            else:
-                self.current.setText(f"<b>{escape(c.machine.label)}</b> {now}. No single upgrade in the catalog "
-                                     "reaches it; below, the best each kind of upgrade can do.")
-            if not c.meets:
-                options = list(p.upgrades) + list(p.short)
-        self.upgrades.setRowCount(len(options))
-        for row, o in enumerate(options):
-            desc = option_description(o)
-            for col, item in enumerate([
-                _cell(f"{KIND_TEXT[o.kind]}: {desc}", o.machine, tip=desc),
-                _cell("price unknown" if o.cost_usd is None else f"${o.cost_usd:,.0f}", right=True),
-                _cell("does not run" if o.decode_tok_s is None else num(o.decode_tok_s), right=True),
-                _cell("—" if o.ttft_s is None else f"{num(o.ttft_s)} s", right=True),
-                _cell("yes" if o.meets else "no"),
-            ]):
-                self.upgrades.setItem(row, col, item)
-
-    def add_selected(self) -> bool:
-        table = self.upgrades if self.upgrades.hasFocus() else self.cheapest
-        m = self.selected_machine(table) or self.selected_machine(self.upgrades)
         return m is not None and self.store.add_machine(m)

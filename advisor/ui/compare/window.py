@@ -42,7 +42,8 @@ from advisor.ui.compare.machines import MachinesPanel
 from advisor.ui.compare.plots import ComparePlot
 from advisor.ui.compare.slide import fill_table, legend_text, save_csv, save_slide, show_plot
 from advisor.ui.compare.state import CompareSnapshot, CompareStore
-from advisor.ui.compare.tabs import BudgetTab, TakeTab
+from advisor.ui.compare.tabs import BudgetTab
+from advisor.ui.compare.take_tab import TakeTab
 from advisor.ui.fields import read_value, show_value, spin_for
 from advisor.ui.file_actions import SavesToFile
 from advisor.ui.text_strip import TextStrip

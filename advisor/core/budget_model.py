@@ -1,0 +1,118 @@
+"""The best machine under a budget for the person's own model: every priced catalog machine and set
+at or under the cap, on the chosen model, quant and workload. Machines that hold it in fast memory
+and meet the interactive speed come first, cheapest first (then the faster); the rest follow, each
+with why it falls short (advisor.present.budget_text words it).
+
+The catalog is screened with the machine grid's one broadcast solve; every row listed has its
+exact numbers from `evaluate`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+import numpy as np
+from pydantic import Field
+
+from advisor.core.base import Frozen
+from advisor.core.evaluate import evaluate
+from advisor.core.machine_grid import machine_grid
+from advisor.core.machines import Machine, Split, scenario_on
+from advisor.core.scenario import Scenario
+
+Shortfall = Literal["meets", "too_slow", "spills", "does_not_run", "not_checked"]
+
+
+class ModelFit(Frozen):
+    """One machine on the chosen model: whether fast memory holds it (`fits`; None when the memory
+    size is not given), how much spills to system RAM, and its per-stream decode speed."""
+
+    rank: int
+    machine: Machine
+    split: Split
+    price_usd: float
+    fits: bool | None
+    runs: bool
+    offloaded_fraction: float = Field(ge=0, le=1)
+    decode_tok_s: float | None
+    total_gb: float
+    memory_gb: float | None = Field(description="Fast memory across all devices; None when not given")
+    tok_s_per_k_usd: float | None
+    meets: bool
+    shortfall: Shortfall
+
+
+class ModelBudget(Frozen):
+    model_name: str
+    quant_name: str
+    context: int
+    streams: int
+    max_price_usd: float
+    threshold_tok_s: float
+    meeting: tuple[ModelFit, ...] = ()  # hold the model and meet the threshold: cheapest, then fastest
+    short: tuple[ModelFit, ...] = ()  # under the cap but spill or fall short: the closest first
+    over_budget: int = 0
+    no_price: tuple[str, ...] = ()
+
+
+def _shortfall(fits: bool | None, runs: bool, decode: float | None, threshold: float) -> Shortfall:
+    if not runs:
+        return "does_not_run"
+    if fits is None:
+        return "not_checked"
+    if not fits:
+        return "spills"
+    return "meets" if (decode or 0.0) >= threshold else "too_slow"
+
+
+def _row(rank: int, m: Machine, base: Scenario, threshold: float) -> ModelFit:
+    r = evaluate(scenario_on(base, m.hardware))
+    d = r.decode_tok_s if r.runs else None
+    fits = r.fits if m.hardware.memory_known else None
+    price = m.price_usd or 0.0
+    short = _shortfall(fits, r.runs, d, threshold)
+    return ModelFit(rank=rank, machine=m, split=m.split, price_usd=price, fits=fits, runs=r.runs,
+                    offloaded_fraction=min(max(r.offloaded_fraction, 0.0), 1.0), decode_tok_s=d,
+                    total_gb=r.total_gb, memory_gb=m.hardware.fast_capacity_gb if m.hardware.memory_known else None,
+                    tok_s_per_k_usd=d / (price / 1000) if d and price else None,
+                    meets=short == "meets", shortfall=short)
+
+
+def rank_for_model(machines: Sequence[Machine], base: Scenario, max_price_usd: float,
+                   top: int | None = 15) -> ModelBudget:
+    """Machines at or under the cap on the base scenario's model, quant and workload: those that hold
+    it in fast memory at or over the interactive speed, by price then tok/s; then the rest, those that
+    hold it but run slower first (fastest first), then those that spill (fastest first), then those
+    that cannot run it. `top` caps each list."""
+    w = base.workload
+    threshold = w.interactive_tok_s
+    no_price = tuple(m.label for m in machines if m.price_usd is None)
+    priced = [m for m in machines if m.price_usd is not None]
+    within = [m for m in priced if (m.price_usd or 0.0) <= max_price_usd]
+    empty = ModelBudget(model_name=base.model.name, quant_name=base.quant.name, context=w.context,
+                        streams=w.streams, max_price_usd=max_price_usd, threshold_tok_s=threshold,
+                        over_budget=len(priced) - len(within), no_price=no_price)
+    if not within:
+        return empty
+    g = machine_grid(base, [m.hardware for m in within], [base.model], [base.quant])
+    runs = g.runs[:, 0, 0]
+    decode = np.where(runs, g.decode[:, 0, 0], 0.0)
+    fits = g.fits[:, 0, 0] & runs
+    price = np.array([m.price_usd for m in within], dtype=float)
+    ok = fits & (decode >= threshold * (1 - 1e-9))
+    # the rest: fits-but-slow (0), spills or unchecked (1), does not run (2); fastest first in each
+    tier = np.where(fits, 0, np.where(runs, 1, 2))
+    first = np.flatnonzero(ok)[np.lexsort((-decode[ok], price[ok]))]
+    rest_idx = np.flatnonzero(~ok)
+    rest = rest_idx[np.lexsort((price[rest_idx], -decode[rest_idx], tier[rest_idx]))]
+    n = top if top is not None else len(within)
+    meeting = [_row(0, within[int(i)], base, threshold) for i in first[:n]]
+    short = [_row(0, within[int(i)], base, threshold) for i in rest[:n]]
+    # the screen and the exact figures agree but for rounding at the threshold: trust the exact ones
+    moved = [x for x in meeting if not x.meets]
+    meeting = [x for x in meeting if x.meets]
+    short = moved + short
+    meeting = [x.model_copy(update={"rank": k}) for k, x in enumerate(meeting, start=1)]
+    short = [x.model_copy(update={"rank": k}) for k, x in enumerate(short, start=len(meeting) + 1)]
+    return empty.model_copy(update={"meeting": tuple(meeting), "short": tuple(short)})

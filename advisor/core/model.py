@@ -77,6 +77,10 @@ class ModelArch(Frozen):
             raise ValueError("sliding_layers cannot exceed attention_layers")
         if self.kv_heads is not None and self.heads is not None and self.kv_heads > self.heads:
             raise ValueError("kv_heads cannot exceed heads (each KV head serves one or more query heads)")
+        for name in ("state_bytes_per_sequence", "kv_bytes_per_token_override"):
+            v = getattr(self, name)
+            if v is not None and 0 < v < 1:  # a fraction of a byte is no cache, and divides to overflow
+                raise ValueError(f"{name} must be 0 or at least 1 byte")
         self._shape_consistent()
         return self
 

@@ -30,6 +30,14 @@ _RATE = re.compile(r"^(?P<avg>\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)(?:\s*(?:±|\+/-|\+
 _SIZE = re.compile(r"^(?P<v>\d+(?:\.\d*)?)\s*(?P<u>GiB|MiB|KiB|GB|MB|KB|B)$", re.IGNORECASE)
 _PARAMS = re.compile(r"^(?P<v>\d+(?:\.\d*)?)\s*(?P<u>[KMBT])$", re.IGNORECASE)
 _SEPARATOR = re.compile(r"^:?-+:?$")
+# Bounds of what one paste may hold, from what a llama-bench run prints and what an entry can save: a
+# sweep of a few dozen tests, at most MAX_ROWS of them (HardwareEntry.measured_points' limit).
+MAX_PASTE_CHARS = 4 << 20
+MAX_ROWS = 500
+MAX_TOK_S = 1e9  # MeasuredPoint's bound
+MAX_TOKENS = 10_000_000  # prompt or generated tokens of one test
+MAX_DEPTH = 100_000_000  # context already in the cache
+MAX_DIGITS = 12  # of any count printed in a test name
 _SIZE_UNITS = {"b": 1.0, "kb": 1e3, "mb": 1e6, "gb": 1e9, "kib": 2.0**10, "mib": 2.0**20, "gib": 2.0**30}
 _PARAM_UNITS = {"k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
 
@@ -88,15 +96,34 @@ def typed_row(tok_s: float, context: int) -> BenchRow:
 
 def parse_llama_bench(text: str) -> list[BenchRow]:
     """Every llama-bench result in `text`; BenchError when there is none or a result is malformed."""
+    if len(text) > MAX_PASTE_CHARS:
+        raise BenchError(f"the paste has {len(text):,} characters; llama-bench output is far shorter "
+                         f"(at most {MAX_PASTE_CHARS:,} are read)")
     stripped = text.strip()
     if not stripped:
         raise BenchError("nothing to read: paste the table llama-bench printed, or its -o json / jsonl output")
     if stripped[0] in "[{":
-        return _parse_json(text)
-    first = stripped.splitlines()[0].strip()
-    if first.startswith("build_commit,") or (first.count(",") >= 3 and "avg_ts" in first.split(",")):
-        return _parse_csv(text)
-    return _parse_markdown(text)
+        rows = _parse_json(text)
+    else:
+        first = stripped.splitlines()[0].strip()
+        if first.startswith("build_commit,") or (first.count(",") >= 3 and "avg_ts" in first.split(",")):
+            rows = _parse_csv(text)
+        else:
+            rows = _parse_markdown(text)
+    if len(rows) > MAX_ROWS:
+        raise BenchError(f"{len(rows):,} results: at most {MAX_ROWS} can be fitted and saved at once "
+                         "(paste one llama-bench run, or split the sweep)")
+    return rows
+
+
+def _bounded(where: str, prompt: int, gen: int, depth: int, tok_s: float) -> None:
+    """The row's numbers within what a measurement and a saved entry can hold."""
+    if not (math.isfinite(tok_s) and 0 < tok_s <= MAX_TOK_S):
+        raise BenchError(f"{where}: t/s {tok_s:g} is not a positive rate up to {MAX_TOK_S:g}")
+    if prompt > MAX_TOKENS or gen > MAX_TOKENS:
+        raise BenchError(f"{where}: a test of more than {MAX_TOKENS:,} tokens is not a llama-bench run")
+    if not 0 <= depth <= MAX_DEPTH:
+        raise BenchError(f"{where}: depth {depth:,} is outside 0 to {MAX_DEPTH:,} tokens")
 
 
 # --- markdown ----------------------------------------------------------------------------------
@@ -152,9 +179,12 @@ def _parse_markdown(text: str) -> list[BenchRow]:
 
 
 def _test(text: str, where: str) -> tuple[TestKind, int, int, int]:
-    m = _TEST.match(text.strip())
+    m = _TEST.match(text.strip()) if len(text) <= 200 else None
     if not m:
-        raise BenchError(f"{where}: test {text!r} is not ppN, tgN or ppN+tgN (optionally '@ dN')")
+        raise BenchError(f"{where}: test {text[:60]!r}{'…' if len(text) > 60 else ''} is not ppN, tgN or ppN+tgN "
+                         "(optionally '@ dN')")
+    if any(g is not None and len(g) > MAX_DIGITS for g in m.groups()):
+        raise BenchError(f"{where}: test {text[:60]!r}: a count of more than {MAX_DIGITS} digits")
     depth = int(m["depth"] or 0)
     if m["kind"]:
         kind = m["kind"].lower()
@@ -164,7 +194,7 @@ def _test(text: str, where: str) -> tuple[TestKind, int, int, int]:
 
 
 def _int(text: str | None) -> int | None:
-    if text is None:
+    if text is None or len(str(text)) > 40:
         return None
     try:
         return int(str(text).strip())
@@ -172,28 +202,34 @@ def _int(text: str | None) -> int | None:
         return None
 
 
+def _finite(x: float) -> float | None:
+    return x if math.isfinite(x) else None
+
+
 def _size(text: str | None) -> float | None:
-    m = _SIZE.match(text.strip()) if text else None
-    return float(m["v"]) * _SIZE_UNITS[m["u"].lower()] if m else None
+    m = _SIZE.match(text.strip()) if text and len(text) <= 40 else None
+    return _finite(float(m["v"]) * _SIZE_UNITS[m["u"].lower()]) if m else None
 
 
 def _params(text: str | None) -> float | None:
-    m = _PARAMS.match(text.strip()) if text else None
-    return float(m["v"]) * _PARAM_UNITS[m["u"].lower()] if m else None
+    m = _PARAMS.match(text.strip()) if text and len(text) <= 40 else None
+    return _finite(float(m["v"]) * _PARAM_UNITS[m["u"].lower()]) if m else None
 
 
 def _markdown_row(cells: dict[str, str], n: int) -> BenchRow:
     where = f"line {n}"
     kind, prompt, gen, depth = _test(cells["test"], where)
-    m = _RATE.match(cells["t/s"].replace(",", ""))
+    rate = cells["t/s"]
+    m = _RATE.match(rate.replace(",", "")) if len(rate) <= 80 else None
     if not m:
-        raise BenchError(f"{where}: t/s {cells['t/s']!r} is not a number like '123.45 ± 1.20'")
+        raise BenchError(f"{where}: t/s {rate[:60]!r} is not a number like '123.45 ± 1.20'")
     tok_s = float(m["avg"])
     if tok_s <= 0:
-        raise BenchError(f"{where}: t/s must be positive, not {cells['t/s']!r}")
+        raise BenchError(f"{where}: t/s must be positive, not {rate!r}")
+    _bounded(where, prompt, gen, depth, tok_s)
     return BenchRow(
         test=kind, prompt=prompt, gen=gen, depth=depth, tok_s=tok_s,
-        stddev=float(m["sd"]) if m["sd"] else None,
+        stddev=_finite(float(m["sd"])) if m["sd"] else None,
         ngl=_int(cells.get("ngl")), model=cells.get("model", ""), size_bytes=_size(cells.get("size")),
         params=_params(cells.get("params")), backend=cells.get("backend", ""),
         n_batch=_int(cells.get("n_batch")), n_ubatch=_int(cells.get("n_ubatch")), threads=_int(cells.get("threads")),
@@ -276,11 +312,14 @@ def _parse_jsonl(text: str) -> list[BenchRow]:
 def _parse_csv(text: str) -> list[BenchRow]:
     reader = csv.DictReader(io.StringIO(text.strip()))
     rows = []
-    for k, record in enumerate(reader):
-        n = k + 2  # the header is line 1
-        if None in record or any(v is None for v in record.values()):
-            raise BenchError(f"line {n}: the number of fields does not match the header")
-        rows.append(_record_row(record, f"line {n}", n))
+    try:
+        for k, record in enumerate(reader):
+            n = k + 2  # the header is line 1
+            if None in record or any(v is None for v in record.values()):
+                raise BenchError(f"line {n}: the number of fields does not match the header")
+            rows.append(_record_row(record, f"line {n}", n))
+    except csv.Error as err:  # a field over the csv module's limit, a NUL byte, an unclosed quote
+        raise BenchError(f"line {reader.line_num}: not llama-bench CSV ({err})") from None
     if not rows:
         raise BenchError("line 2: the CSV has a header but no results")
     return rows
@@ -292,9 +331,11 @@ def _number(item: dict[str, Any], key: str, where: str, *, required: bool) -> fl
         if required:
             raise BenchError(f"{where}: missing '{key}' — not a llama-bench result")
         return None
+    if isinstance(value, bool) or not isinstance(value, int | float | str) or len(str(value)) > 40:
+        raise BenchError(f"{where}: '{key}' is {str(value)[:40]!r}, not a number")
     try:
         x = float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise BenchError(f"{where}: '{key}' is {value!r}, not a number") from None
     if not math.isfinite(x):
         raise BenchError(f"{where}: '{key}' is {value!r}, not a finite number")
@@ -314,6 +355,7 @@ def _record_row(item: Any, where: str, line: int | None) -> BenchRow:
     if prompt <= 0 and gen <= 0:
         raise BenchError(f"{where}: neither 'n_prompt' nor 'n_gen' is positive: no test to read")
     kind: TestKind = "pg" if prompt > 0 and gen > 0 else ("pp" if prompt > 0 else "tg")
+    _bounded(where, prompt, gen, depth, tok_s)
     ngl = _number(item, "n_gpu_layers", where, required=False)
     moe = _number(item, "n_cpu_moe", where, required=False)
     return BenchRow(

@@ -218,6 +218,7 @@ class MeasureDialog(QDialog):
         self.fit_result = self.change = None
         self.save_button.setEnabled(False)
         self._fitted_for = None
+        self.summary.setText("")  # never leave the last paste's message beside this one's rows
         try:
             rows = parse_llama_bench(self.paste.toPlainText()) if self.paste.toPlainText().strip() else []
             if self.typed.value() > 0:
@@ -226,7 +227,7 @@ class MeasureDialog(QDialog):
                 raise BenchError("paste llama-bench output, or type a decode speed you measured")
             self.rows = rows
             fit = fit_eta(scenario, rows)
-        except (BenchError, FitError) as err:
+        except (BenchError, FitError, ValueError, ArithmeticError, RecursionError) as err:  # the last: a fit gave up
             self._show_rows([], [])
             self._error(str(err))
             return None
@@ -293,11 +294,11 @@ class MeasureDialog(QDialog):
         session = store.session
         base = store.catalog.hardware.get(session.hardware_id) if session.hardware_id else None
         s = session.scenario
-        entry = measured_entry(base, s.hardware, fit, model_id=session.model_id, quant_id=session.quant_id,
-                               when=_dt.date.today().isoformat(), model_name=f"{s.model.name} {s.quant.name}")
         try:
+            entry = measured_entry(base, s.hardware, fit, model_id=session.model_id, quant_id=session.quant_id,
+                                   when=_dt.date.today().isoformat(), model_name=f"{s.model.name} {s.quant.name}")
             save_entry("hardware", entry, user_catalog_dir())
-        except (UserStoreError, OSError) as err:
+        except (UserStoreError, OSError, ValueError) as err:  # ValueError: an entry that does not validate
             self._error(f"Not saved: {err}")
             return None
         self._fitted_for = None  # switching to the saved entry is not a change that voids the fit

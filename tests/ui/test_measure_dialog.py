@@ -117,3 +117,17 @@ def test_bandwidth_cancel_and_cpu_only(window: MainWindow, qtbot) -> None:  # ty
         assert dialog.apply_bandwidth()
         assert window.store.session.scenario.hardware.bandwidth_gbps == pytest.approx(round(dialog.bandwidth.gbps, 1))
         assert np.isfinite(window.store.snapshot.result.decode_tok_s or 0)
+
+
+@pytest.mark.parametrize("paste", ["[" * 100_000, "| test | t/s |\n| -- | -- |\n| tg128 | 1e999 |\n",
+                                   "| test | t/s |\n| -- | -- |\n| tg" + "9" * 5000 + " | 5 |\n",
+                                   "build_commit,n_prompt,n_gen,avg_ts\n\"" + "x" * 200_000 + "\",0,1,5\n"])
+def test_a_hostile_paste_replaces_the_last_message(window: MainWindow, qtbot, paste: str) -> None:  # type: ignore[no-untyped-def]
+    dialog = MeasureDialog(window.store, window, window.hardware_panel)
+    qtbot.addWidget(dialog)
+    dialog.paste.setPlainText("not a benchmark")
+    assert dialog.fit() is None and "line 1: not a llama-bench table row" in dialog.summary.text()
+    dialog.paste.setPlainText(paste)
+    assert dialog.fit() is None and not dialog.save_button.isEnabled()
+    text = dialog.summary.text()
+    assert text and "not a llama-bench table row" not in text and "Traceback" not in text

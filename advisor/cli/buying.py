@@ -38,7 +38,14 @@ from advisor.core.budget_model import rank_for_model
 from advisor.core.comparison import compare
 from advisor.core.fmt import num
 from advisor.core.hardware import Hardware, HardwareClass
-from advisor.core.machines import MAX_MACHINES, Machine, catalog_machines, machine_from_entry, unique_label
+from advisor.core.machines import (
+    DEFAULT_PC_PRICE_USD,
+    MAX_MACHINES,
+    Machine,
+    catalog_machines,
+    machine_from_entry,
+    unique_label,
+)
 from advisor.core.presets import PRESETS, preset_changes
 from advisor.core.scenario import Scenario, Workload
 from advisor.core.upgrades import what_would_it_take
@@ -300,8 +307,9 @@ def _buying_flags(p: argparse.ArgumentParser) -> None:
 def _catalog_machine_flags(p: argparse.ArgumentParser) -> None:
     """For the commands that rank the whole catalog's machines."""
     p.add_argument("--no-sets", action="store_true", help="leave out 2× and 4× multi-GPU sets")
-    p.add_argument("--pc-price", type=non_negative_float, default=0.0, metavar="USD",
-                   help="add the PC around discrete GPUs (catalog GPU prices are the card alone)")
+    p.add_argument("--pc-price", type=non_negative_float, default=DEFAULT_PC_PRICE_USD, metavar="USD",
+                   help="the PC around discrete GPUs, added to their price (catalog GPU prices are the card alone; "
+                        f"default ${DEFAULT_PC_PRICE_USD:,.0f}, an estimate; 0 if you have one)")
     p.add_argument("--set-split", choices=("layer", "tensor"), default="layer",
                    help="how the 2× and 4× sets share the model: layer (llama.cpp's default) or tensor")
 

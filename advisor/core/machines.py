@@ -26,6 +26,9 @@ COMPARE_SCHEMA_VERSION = 1
 Origin = Literal["catalog", "set", "current", "edited"]
 Split = Literal["tensor", "layer"]
 DEFAULT_SPLIT: Split = "layer"  # llama.cpp's default (-sm layer), and the main window's
+# The PC around discrete GPUs when ranking them against whole machines (Macs, mini PCs): a desktop with a
+# current 8-core CPU, board, 64 GB DDR5, 1000 W PSU, case and SSD. An estimate, shown and editable.
+DEFAULT_PC_PRICE_USD = 800.0
 _COUNT_PREFIX = re.compile(r"^\d+× ")
 
 
@@ -163,7 +166,8 @@ class CompareSetup(Frozen):
     set_split: Split = Field(DEFAULT_SPLIT, description="How the ranking's 2× and 4× sets share the model")
     budget_by: Literal["model", "largest"] = Field("model", description="Rank the budget by the chosen model "
                                                                           "(fits, then price) or the largest model")
-    pc_price_usd: float = Field(0.0, ge=0, le=1_000_000, description="Added to discrete GPUs in the ranking")
+    pc_price_usd: float = Field(DEFAULT_PC_PRICE_USD, ge=0, le=1_000_000,
+                                description="Added to discrete GPUs in the rankings: the PC around them")
     target_tok_s: float = Field(20.0, gt=0, le=100_000)
     target_ttft_s: float | None = Field(None, gt=0, le=100_000)
     take_max_price_usd: float | None = Field(None, gt=0, le=100_000_000, description="What-would-it-take's cap")

@@ -11,6 +11,7 @@ after changing either. Ends with one key=value line."""
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import sys
 import time
@@ -42,6 +43,7 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--folds", type=int, default=8, help="folds of whole sources; 0: one per source")
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--rows", type=Path, help="also write each row's source, measured and predicted figures as CSV")
     args = ap.parse_args()
     cases = load_dataset(shipped_catalog()).cases
     k = args.folds or None
@@ -57,6 +59,13 @@ def main() -> int:
     res = loso.merge(parts)
     d = {**loso.loso_dict(cases, res), "folds": len(jobs)}
     print(loso.loso_text(d))
+    if args.rows:
+        with args.rows.open("w", newline="", encoding="utf-8") as fh:
+            out = csv.writer(fh)
+            out.writerow(["line", "source", "test", "kind", "hardware", "model", "measured", "predicted", "simple"])
+            for c, src, p, q in zip(cases, res.sources, res.predicted, res.simple, strict=True):
+                out.writerow([c.row.line, src, c.test, c.kind, c.scenario.hardware.name, c.scenario.model.name,
+                              c.measured, f"{p:.4g}", f"{q:.4g}"])
     if not args.no_write:
         write_atomic(LOSO_JSON, json.dumps(d, indent=1, ensure_ascii=False) + "\n")
         print(f"wrote {LOSO_JSON.relative_to(ROOT)}", file=sys.stderr)

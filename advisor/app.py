@@ -105,11 +105,17 @@ def main(argv: list[str] | None = None) -> int:
             problems.append(str(err))
     elif headless:
         session = default_session(catalog)
-    elif first_start:
-        # First start: begin on this machine when it matches a catalog entry (nothing found is normal).
-        from advisor.detect import detected_session
+    unrecognised: str | None = None  # first start on a machine detection did not place: ask
+    if first_start and not headless and args.scenario is None:
+        # First start: begin on this machine when it matches a catalog entry well; otherwise ask.
+        from advisor.detect import detect, detected_session
 
-        session = detected_session(catalog) or session
+        detection = detect(catalog)
+        found = detected_session(catalog, detection=detection) if detection.confidence in ("high", "medium") else None
+        if found is not None:
+            session = found
+        else:
+            unrecognised = detection.found
 
     store = Store(catalog, session)
     window = MainWindow(store, settings, importer=import_model_dialog)
@@ -134,6 +140,10 @@ def main(argv: list[str] | None = None) -> int:
     QTimer.singleShot(0, lambda: app.setApplicationVersion(advisor.__version__))
     if problems:
         QMessageBox.warning(window, "Some files could not be read", "\n".join(problems[:20]))
+    if unrecognised is not None:
+        from advisor.ui.hardware_picker import ask_for_hardware
+
+        QTimer.singleShot(0, lambda: ask_for_hardware(window, unrecognised))
     code = app.exec()
     try:
         save_settings(getattr(window, "closed_settings", window.settings))

@@ -6,13 +6,17 @@
 Nothing found is a normal answer (entry None, confidence "none"), never an error. No Qt here.
 
 Matching, by name then memory:
-- NVIDIA: the GPU's model tokens (4090, a100, gb10…) must equal the entry's; qualifiers (Ti, SUPER,
-  Laptop, PCIe/SXM, Ada…) that differ lower the score; memory breaks ties. high = every qualifier
-  agrees and memory is within 10 %.
+- A discrete GPU (NVIDIA, AMD, Intel Arc): the GPU's model tokens (4090, a100, 7900, a770…) must equal
+  the entry's; qualifiers (Ti, SUPER, Laptop, PCIe/SXM, XT/XTX…) that differ lower the score; memory
+  breaks ties. high = every qualifier agrees and memory is within 10 %. A laptop GPU matched only to
+  a desktop card is low: the desktop part's bandwidth is far above the laptop's.
 - Apple: chip (M3 Max) must equal the entry's; then the same unified memory. high = one entry with
   that chip and memory (the GPU core count is not read; when two variants share a memory size,
   medium).
-- CPU only: the CPU's model number (9950X, 285K, 9654…) found in an entry's name; always medium,
+- An APU (Ryzen AI Max+ 395 and the like): its model number in a unified-memory entry's name, then the
+  memory: system RAM plus what the firmware carved out for the GPU (amdgpu's VRAM). high = within 10 %.
+- CPU only (integrated graphics are not a GPU entry): the CPU's model number (9950X, 285K, 9654…)
+  found in an entry's name; always medium,
   since the channel count and memory speed behind the figure are not known. The detected RAM
   replaces the entry's capacity when they differ by more than 10 %.
 """
@@ -103,6 +107,9 @@ def _match_gpu(gpu: Gpu, entries: Sequence[HardwareEntry]) -> tuple[HardwareEntr
     why = f"name matches {best.name}"
     if miss:
         why += " except a variant word (Ti, SUPER, Laptop, PCIe/SXM…)"
+    if "laptop" in want and "laptop" not in name_tokens(best.name):
+        confidence = "low"
+        why += "; no entry for the laptop part: the desktop card's bandwidth is higher than this GPU's"
     if gpu.memory_gb is not None:
         why += f"; {gpu.memory_gb:.0f} GB against the entry's {best.memory_gb:g} GB"
     return best, confidence, why
@@ -139,10 +146,25 @@ def _match_apple(chip: str, ram: float | None, entries: Sequence[HardwareEntry]
     return best, "low", f"{chip}, but no entry with {ram:.0f} GB; closest is {best.memory_gb:g} GB"
 
 
+def _match_apu(cpu: str, memory_gb: float | None, entries: Sequence[HardwareEntry]
+               ) -> tuple[HardwareEntry, Confidence, str] | None:
+    want = _cpu_tokens(cpu)
+    same = [e for e in entries if e.kind is HardwareClass.UNIFIED and not e.name.startswith("Apple")
+            and want & _cpu_tokens(e.name)]
+    if not want or not same:
+        return None
+    if memory_gb is None:
+        return same[0], "low", f"{cpu} named in {same[0].name}; memory unknown"
+    best = min(same, key=lambda e: abs(e.memory_gb - memory_gb))
+    close = _mem_close(memory_gb, best.memory_gb)
+    return (best, "high" if close else "low",
+            f"{cpu} with {memory_gb:.0f} GB" + ("" if close else f"; the closest entry has {best.memory_gb:g} GB"))
+
+
 def _cpu_tokens(name: str) -> set[str]:
     s = name.lower()
     s = re.sub(r"\b(?:lp)?ddr\d\w*-\d+|\bmrdimm-\d+|\b\d+-(?:channel|core)\b", " ", s)
-    s = re.sub(r"\b\d+(?:\.\d+)?\s*(?:gb|ghz|w)\b", " ", s)
+    s = re.sub(r"\b\d+(?:\.\d+)?\s*(?:gb|ghz|w(?!/))\b", " ", s)  # "395 w/ Radeon" is no wattage
     return {t for t in re.findall(r"[a-z0-9]+", s) if sum(ch.isdigit() for ch in t) >= 3}
 
 
@@ -161,15 +183,18 @@ def match_entry(machine: Machine, catalog: Catalog) -> Detection:
     entries = [e for eid, e in catalog.hardware.items() if f"hardware/{eid}" not in catalog.user_ids]
     found = machine.describe()
     hit = None
-    if machine.gpus:
-        hit = _match_gpu(machine.gpus[0], entries)
+    discrete = machine.discrete
+    if discrete:
+        hit = _match_gpu(discrete[0], entries)
     if hit is None and machine.apple_chip:
         hit = _match_apple(machine.apple_chip, machine.ram_gb, entries)
-    if hit is None and machine.cpu and not machine.gpus:
-        hit = _match_cpu(machine.cpu, entries)
+    if hit is None and machine.cpu and not discrete:
+        carved = sum(g.memory_gb or 0.0 for g in machine.gpus if g.integrated)
+        memory = machine.ram_gb + carved if machine.ram_gb else None
+        hit = _match_apu(machine.cpu, memory, entries) or _match_cpu(machine.cpu, entries)
     if hit is None:
-        if machine.gpus:
-            why = f"no catalog GPU named like {machine.gpus[0].name}"
+        if discrete:
+            why = f"no catalog GPU named like {discrete[0].name}"
         elif machine.apple_chip:
             why = f"no catalog entry for {machine.apple_chip}"
         elif machine.cpu:
@@ -211,8 +236,12 @@ def detected_session(catalog: Catalog, base: Session | None = None, detection: D
             hw["host_memory_gb"] = float(round(m.ram_gb))
         elif entry.kind is HardwareClass.CPU and not _mem_close(m.ram_gb, entry.memory_gb):
             hw["memory_gb"] = float(max(round(m.ram_gb), 1))
-    if len(m.gpus) > 1 and len({g.name for g in m.gpus}) == 1 and entry.kind is HardwareClass.DISCRETE_GPU:
-        hw["devices"] = min(len(m.gpus), 64)
+    gpus = m.discrete
+    if len(gpus) > 1 and len({g.name for g in gpus}) == 1 and entry.kind is HardwareClass.DISCRETE_GPU:
+        hw["devices"] = min(len(gpus), 64)
+    if m.gpu_wired_gb and entry.kind is HardwareClass.UNIFIED and entry.memory_gb:
+        # macOS lets the GPU wire this much (sysctl iogpu.wired_limit_mb) instead of its default share
+        hw["gpu_memory_fraction"] = min(max(m.gpu_wired_gb / entry.memory_gb, 0.01), 1.0)
     data = base.model_dump()
     data["scenario"]["hardware"] = hw
     previous = catalog.hardware.get(base.hardware_id) if base.hardware_id else None

@@ -61,7 +61,7 @@ def test_no_nvidia_smi_falls_back_to_the_cpu(catalog) -> None:  # type: ignore[n
     assert m.cpu == "AMD Ryzen 9 9950X 16-Core Processor" and m.cores == 32
     assert m.ram_gb == pytest.approx(65536000 / 2**20)
     assert m.gpus == () and m.problems == ("nvidia-smi not found",)
-    assert "no NVIDIA GPU" in d.found
+    assert "no GPU found" in d.found
 
 
 def test_nvidia_gpu(catalog) -> None:  # type: ignore[no-untyped-def]
@@ -167,9 +167,10 @@ def test_macos_intel_and_failing_sysctl(catalog) -> None:  # type: ignore[no-unt
 def test_nothing_found_is_normal(catalog) -> None:  # type: ignore[no-untyped-def]
     def unreadable(path: str) -> str:
         raise PermissionError(13, "Permission denied")
-    d = detect(catalog, system="Linux", run=commands(), read=unreadable, cpu_count=lambda: None)
+    d = detect(catalog, system="Linux", run=commands(), read=unreadable, cpu_count=lambda: None,
+               total_ram=lambda: None)
     assert d.entry_id is None and d.confidence == "none"
-    assert d.found == "no NVIDIA GPU"
+    assert d.found == "no GPU found"
     assert "neither a GPU nor a CPU model could be read" in d.text()
     assert d.machine.problems == ("/proc/cpuinfo: Permission denied", "/proc/meminfo: Permission denied",
                                   "nvidia-smi not found")

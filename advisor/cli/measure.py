@@ -43,6 +43,9 @@ def add_commands(sub: Any) -> None:
 
     d = sub.add_parser("detect", help="this machine's RAM, CPU, GPU and the closest catalog entry")
     d.add_argument("--json", action="store_true")
+    d.add_argument("--replay", type=Path, metavar="DIR",
+                   help="detect from captured probe outputs in DIR instead of this machine "
+                        "(files: see advisor/probe_replay.py)")
     d.set_defaults(run=cmd_detect)
 
 
@@ -160,14 +163,26 @@ def cmd_bandwidth(args: argparse.Namespace, catalog: Catalog) -> int:
 def cmd_detect(args: argparse.Namespace, catalog: Catalog) -> int:
     from advisor.detect import detect
 
-    d = detect(catalog)
+    sources: dict[str, Any] = {}
+    if args.replay is not None:
+        from advisor.probe_replay import ReplayError, replay_sources
+
+        try:
+            sources = replay_sources(args.replay)
+        except (ReplayError, OSError) as err:
+            raise CliError(f"--replay: {err}") from None
+    d = detect(catalog, **sources)
     m = d.machine
+    e = catalog.hardware.get(d.entry_id) if d.entry_id else None
     if args.json:
         print(json.dumps({
+            "entry": {"id": e.id, "name": e.name, "bandwidth_gbps": e.bandwidth_gbps, "memory_gb": e.memory_gb}
+            if e is not None else None,
             "entry_id": d.entry_id, "confidence": d.confidence, "found": d.found, "reason": d.reason,
             "machine": {"system": m.system, "cpu": m.cpu, "cores": m.cores, "ram_gb": m.ram_gb,
-                        "gpus": [{"name": g.name, "memory_gb": g.memory_gb} for g in m.gpus],
-                        "apple_chip": m.apple_chip, "mac_model": m.mac_model},
+                        "gpus": [{"name": g.name, "memory_gb": g.memory_gb, "vendor": g.vendor,
+                                  "integrated": g.integrated, "shared_gb": g.shared_gb} for g in m.gpus],
+                        "apple_chip": m.apple_chip, "mac_model": m.mac_model, "gpu_wired_gb": m.gpu_wired_gb},
             "problems": list(m.problems),
         }, indent=2))
         return 0

@@ -119,6 +119,10 @@ class HardwarePanel(QWidget):
                                      key=lambda e: (order.index(e.kind), -e.bandwidth_gbps)))
         self.list.select_id(self.store.session.hardware_id)
 
+    def pick(self, hid: str) -> None:
+        """Switch to a catalog entry, keeping the user's host setup (the first-start picker uses it too)."""
+        self._picked(hid)
+
     def _picked(self, hid: str) -> None:
         entry = find_hardware(self.store.catalog, hid)
         if entry is None:

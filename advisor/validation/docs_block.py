@@ -15,11 +15,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from advisor.catalog.accuracy import shipped_source_validation
 from advisor.catalog.convert import to_hardware
 from advisor.catalog.loader import Catalog
 from advisor.core.calibration import Calibration, generation_key, machine_key
 from advisor.core.published import MachineEntry, all_records
 from advisor.validation.data import DataSet
+from advisor.validation.docs_sources import source_section
 from advisor.validation.out_of_sample import held_out_interval
 from advisor.validation.published import published_rows
 from advisor.validation.report import build_report
@@ -217,6 +219,7 @@ def render(data: DataSet, catalog: Catalog, calibration: Calibration | None = No
     records = all_records(published_rows(data.cases, calibration))
     lines = [BEGIN, NOTICE, ""]
     lines += _data_section(report)
+    lines += source_section(*shipped_source_validation())
     lines += _held_out_section(report, held_out_interval(data.cases, calibration), _shared_sources(data))
     lines += _all_rows_section(report)
     lines += _worst_section(report)

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from advisor.catalog.accuracy import shipped_source_validation
 from advisor.catalog.loader import shipped_catalog
 from advisor.core.calibration import CALIBRATION, Calibration
 from advisor.validation.cases import Case
@@ -93,3 +94,17 @@ def test_the_simple_formula_recovers_its_own_constants() -> None:
     rows = [Row("tg", float(m)) for m in measured]
     got = simple_formula(range(len(rows)), rows, (ceilings, np.zeros(5)))  # type: ignore[arg-type]
     assert np.allclose(got, measured, rtol=1e-9)
+
+
+def test_the_shipped_figures_are_of_todays_data(cases: list[Case]) -> None:
+    """catalogs/published/loso.json (benchmarks/loso.py) covers the rows and sources the data holds now, and
+    every kind it reports; rerun benchmarks/loso.py after changing the data."""
+    sv, why_not = shipped_source_validation()
+    assert sv is not None, why_not
+    assert sv.rows == len(cases)
+    assert sv.sources == len({source_of(c.row.source_url) for c in cases})
+    kinds = {(k.test, k.group): k for k in sv.kinds}
+    assert {("tg", "all"), ("tg", "depth 0"), ("pp", "all")} <= set(kinds)
+    assert kinds[("tg", "all")].n == sum(1 for c in cases if c.test == "tg")
+    for k in sv.kinds:
+        assert k.median_pct is not None and k.p90_pct is not None and 0 <= k.median_pct <= k.p90_pct

@@ -4,9 +4,11 @@ parsed flags into a validated Scenario (catalog picks first, raw figures over th
 from __future__ import annotations
 
 import argparse
+import difflib
 import math
+import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -84,10 +86,32 @@ def dest(flag: str) -> str:
 
 # --- numbers ----------------------------------------------------------------------------------
 
-def number(kind: Callable[[str], Any]) -> Callable[[str], Any]:
-    """int or float, refusing inf and nan (argparse's float() accepts both)."""
+_THOUSANDS = re.compile(r"^[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
+_SUFFIXED = re.compile(r"^([+-]?\d+(?:\.\d+)?)\s*([km])$", re.IGNORECASE)
+
+
+def plain_number(text: str, kind: Callable[[str], Any], binary: bool) -> Any:
+    """'2,500' (thousands separators), '32k' / '1.5M' (k = 1,024 for `binary` token counts, else 1,000)."""
+    t = text.strip().replace("_", "")
+    if _THOUSANDS.match(t):
+        t = t.replace(",", "")
+    m = _SUFFIXED.match(t)
+    if m:
+        scale = (1024 if binary else 1000) ** (1 if m[2].lower() == "k" else 2)
+        value = float(m[1]) * scale
+        if kind is int:
+            if value != int(value):
+                raise ValueError(text)
+            return int(value)
+        return kind(str(value))
+    return kind(t)
+
+
+def number(kind: Callable[[str], Any], binary: bool = False) -> Callable[[str], Any]:
+    """int or float, refusing inf and nan (argparse's float() accepts both); takes '2,500' and '32k'
+    (`binary`: k = 1,024, as token counts are spoken: 32k context = 32,768)."""
     def parse(text: str) -> Any:
-        value = kind(text)
+        value = plain_number(text, kind, binary)
         if isinstance(value, float) and not math.isfinite(value):
             raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
         return value
@@ -117,50 +141,110 @@ def positive_int(text: str) -> int:
     return int(value)
 
 
+TOKEN_FIELDS = {"context", "prompt_tokens", "output_tokens", "max_context"}
+
+
 def flag_type(f: Flag) -> Callable[[str], Any]:
-    return number(f.type) if f.type in (int, float) else f.type
+    return number(f.type, binary=f.field in TOKEN_FIELDS) if f.type in (int, float) else f.type
 
 
 # --- the scenario -----------------------------------------------------------------------------
 
 def add_scenario_flags(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("catalog picks (ids from `catalog hardware|models|quants`)")
-    g.add_argument("--hardware", help="hardware id")
-    g.add_argument("--model", help="model id")
-    g.add_argument("--quant", help="quant id")
+    g.add_argument("--hardware", help="hardware id or name, any case ('RTX 4090'), or a set: '2x rtx-3090'")
+    g.add_argument("--model", help="model id or name, any case ('Llama 3.1 8B')")
+    g.add_argument("--quant", help="quant id, any case ('Q4_K_M')")
     raw = p.add_argument_group("raw figures (override the picks, or stand alone)")
     for f in FLAGS:
         raw.add_argument(f.name, type=flag_type(f), help=f.help, dest=dest(f.name))
 
 
+def canonical(text: str) -> str:
+    """An id or name as people type it: case, spaces, hyphens and underscores do not count."""
+    return re.sub(r"[\s_\-]+", "", text.strip().lower())
+
+
+def resolve_id(table: Mapping[str, Any], kind: str, key: str) -> str:
+    """The id `key` means: itself, else the one id (or entry name) equal to it but for case, spaces,
+    hyphens and underscores ("RTX 4090", "Llama 3.1 8B", "Q4_K_M"). Unknown: the closest ids suggested."""
+    if key in table:
+        return key
+    want = canonical(key)
+    for of in (lambda k, e: k, lambda k, e: getattr(e, "name", "")):
+        hits = sorted({k for k, e in table.items() if canonical(of(k, e)) == want})
+        if len(hits) == 1:
+            return hits[0]
+        if hits:
+            raise CliError(f"{_flag(kind)}: '{key}' could be {', '.join(hits[:5])}; give the id")
+    pool = {canonical(k): k for k in table}
+    close = [k for c, k in pool.items() if want and want in c][:3]
+    close += [pool[c] for c in difflib.get_close_matches(want, list(pool), n=5, cutoff=0.6) if pool[c] not in close]
+    hint = f"; did you mean {', '.join(close[:5])}?" if close else \
+        f"; see `catalog {kind}{' --search TEXT --all' if kind == 'hardware' else ''}`"
+    raise CliError(f"{_flag(kind)}: unknown id '{key}'{hint}")
+
+
+def _flag(kind: str) -> str:
+    return f"--{'model' if kind == 'models' else 'quant' if kind == 'quants' else kind}"
+
+
 def _pick(table: dict[str, Any] | Any, kind: str, key: str | None) -> Any:
-    if key is None:
-        return None
-    if key not in table:
-        close = [k for k in table if key.lower() in k][:5]
-        hint = f"; did you mean {', '.join(close)}?" if close else \
-            f"; see `catalog {kind}{' --search TEXT --all' if kind == 'hardware' else ''}`"
-        raise CliError(f"--{'model' if kind == 'models' else 'quant' if kind == 'quants' else kind}: "
-                       f"unknown id '{key}'{hint}")
-    return table[key]
+    return None if key is None else table[resolve_id(table, kind, key)]
+
+
+_SET = re.compile(r"^\s*(\d+)\s*[x×*]\s*(.+)$", re.IGNORECASE)  # "2x rtx-3090", "2 × RTX 3090"
+_SET_SUFFIX = re.compile(r"^(.+?)\s*:\s*(\d+)\s*$")  # "rtx-3090:2"
+
+
+def resolve_hardware(catalog: Catalog, spec: str) -> tuple[Any, int]:
+    """(entry, devices) for a --hardware value: an id or name in any spelling, a long-tail id, or a set
+    of identical devices ('2x rtx-3090', 'rtx-3090:2')."""
+    entry = find_hardware(catalog, spec.strip())
+    if entry is not None:
+        return entry, 1
+    m = _SET.match(spec)
+    count, key = (int(m[1]), m[2].strip()) if m else (1, spec.strip())
+    if m is None and (m2 := _SET_SUFFIX.match(spec)):
+        count, key = int(m2[2]), m2[1].strip()
+    if not 1 <= count <= 64:
+        raise CliError(f"--hardware: {spec!r}: a set has 1 to 64 devices")
+    entry = find_hardware(catalog, key) or catalog.hardware[resolve_id(catalog.hardware, "hardware", key)]
+    return entry, count
+
+
+def clamp_context(base: dict[str, dict[str, Any]], model_name: str) -> None:
+    """A context past the model's window is cut to it, with a note naming the window."""
+    w, window = base["workload"], base["model"].get("max_context")
+    if window is None:
+        return
+    for key, flag in (("context", "--context"), ("prompt_tokens", "--prompt")):
+        if w.get(key) is not None and w[key] > window:
+            print(f"note: {flag} {w[key]:,} is past {model_name}'s window of {window:,} tokens; "
+                  f"using {window:,}", file=sys.stderr)
+            w[key] = window
 
 
 def scenario_from_args(args: argparse.Namespace, catalog: Catalog) -> Scenario:
     base: dict[str, dict[str, Any]] = {"hardware": {}, "model": {}, "quant": {}, "workload": {}}
     # a catalog id, else a long-tail one (db-..., the uncurated GPUs of `catalog hardware --search TEXT --all`)
-    hw = (find_hardware(catalog, args.hardware) if args.hardware else None) or \
-        _pick(catalog.hardware, "hardware", args.hardware)
+    hw, devices = resolve_hardware(catalog, args.hardware) if args.hardware else (None, 1)
     if hw is not None and is_longtail(hw.id) and hw.id not in catalog.hardware:
         print(f"note: {hw.id}: {hw.notes}", file=sys.stderr)
     if hw is not None:
+        args.hardware = hw.id  # what the rest of the command looks up (published runs, saving)
         base["hardware"] = to_hardware(hw).model_dump()
+        if devices > 1:
+            base["hardware"]["devices"] = devices
         # The user's own measured η (an entry saved by `measure fit --save`) applies; flags still override.
         base["workload"].update(apply_measured({}, None, hw))
     m = _pick(catalog.models, "models", args.model)
     if m is not None:
+        args.model = m.id
         base["model"] = to_model(m).model_dump()
     q = _pick(catalog.quants, "quants", args.quant)
     if q is not None:
+        args.quant = q.id
         base["quant"] = to_quant(q).model_dump()
     spec: dict[str, Any] = {}
     for f in FLAGS:
@@ -180,6 +264,7 @@ def scenario_from_args(args: argparse.Namespace, catalog: Catalog) -> Scenario:
         base["quant"].setdefault("name", f"{num(args.bits)} bits")
     if hw is None and args.memory is None:
         base["hardware"]["memory_gb"] = None  # custom hardware of unknown size: the fit is not checked
+    clamp_context(base, str(base["model"].get("name") or "the model"))
     try:
         return Scenario.model_validate(base)
     except ValidationError as err:

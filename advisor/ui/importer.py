@@ -12,6 +12,7 @@ from advisor.catalog.loader import load_catalog
 from advisor.catalog.schema import ModelEntry
 from advisor.core.quant import Quant
 from advisor.paths import user_catalog_dir
+from advisor.ui.context_window import clamp_to_window
 
 FILTER = "Model files (*.gguf config.json *.json);;GGUF (*.gguf);;Hugging Face config (config.json *.json)"
 
@@ -47,7 +48,9 @@ def import_model_file(window: QWidget, path: Path) -> bool:
     if quant is not None:
         data["scenario"]["quant"] = quant.model_dump()
         data["quant_id"] = None
-    store.set_session(data, f"Import {entry.name}")
+    note = clamp_to_window(data, entry.name)  # an imported model's window may be shorter than the context
+    if store.set_session(data, f"Import {entry.name}") and note:
+        store.noted.emit(note)
     return True
 
 

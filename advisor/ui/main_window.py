@@ -138,6 +138,7 @@ class MainWindow(SavesToFile, QMainWindow):
         for plot in self.plots.values():
             store.extras_changed.connect(plot.settle_range)
         store.rejected.connect(lambda msg: self.statusBar().showMessage(f"Not applied — {msg}", 8000))
+        store.noted.connect(lambda msg: self.statusBar().showMessage(msg, 10000))
         store.history_changed.connect(self._history)
         self.show_snapshot(store.snapshot)
         self.plots["params"].show_extras(store.extras)  # type: ignore[attr-defined]

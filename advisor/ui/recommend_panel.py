@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QGridLayout, QLabel, QPushButton, QSizePolicy, QVB
 from advisor.catalog.convert import to_model, to_quant
 from advisor.core.fmt import num
 from advisor.core.recommend import Candidate
+from advisor.ui.context_window import clamp_to_window
 from advisor.ui.store import Extras, Store
 
 MAX_ROWS = 10
@@ -50,11 +51,10 @@ class RecommendPanel(QWidget):
         data = self.store.session.model_dump()
         data["scenario"]["model"] = to_model(cat.models[c.model_key]).model_dump()
         data["scenario"]["quant"] = to_quant(cat.quants[c.quant_key]).model_dump()
-        w = data["scenario"]["workload"]
-        w["context"] = min(w["context"], cat.models[c.model_key].max_context)
-        w["prompt_tokens"] = min(w["prompt_tokens"], w["context"])
+        note = clamp_to_window(data, c.model_name)
         data["model_id"], data["quant_id"] = c.model_key, c.quant_key
-        self.store.set_session(data, f"Apply {c.model_name} {c.quant_name}")
+        if self.store.set_session(data, f"Apply {c.model_name} {c.quant_name}") and note:
+            self.store.noted.emit(note)
 
     def show_extras(self, snap: Extras) -> None:
         rec = snap.recommendation

@@ -82,6 +82,7 @@ class Store(QObject):
     extras_changed = Signal(object)  # Extras, after edits pause
     rejected = Signal(str)  # why an edit was refused; the old state stays
     history_changed = Signal()
+    noted = Signal(str)  # something an edit changed besides what was asked (a context cut to the window)
 
     def __init__(self, catalog: Catalog, session: Session | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)

@@ -10,6 +10,7 @@ from advisor.catalog.convert import to_model
 from advisor.catalog.schema import ModelEntry
 from advisor.core.fmt import num
 from advisor.core.model import ModelArch
+from advisor.ui.context_window import clamp_to_window
 from advisor.ui.panels.catalog_list import CatalogList
 from advisor.ui.store import Snapshot, Store
 
@@ -84,11 +85,10 @@ class ModelPanel(QWidget):
         entry = self.store.catalog.models[mid]
         data = self.store.session.model_dump()
         data["scenario"]["model"] = to_model(entry).model_dump()
-        w = data["scenario"]["workload"]
-        w["context"] = min(w["context"], entry.max_context)
-        w["prompt_tokens"] = min(w["prompt_tokens"], w["context"])
+        note = clamp_to_window(data, entry.name)
         data["model_id"] = mid
-        self.store.set_session(data, f"Pick {entry.name}")
+        if self.store.set_session(data, f"Pick {entry.name}") and note:
+            self.store.noted.emit(note)
 
     def show_snapshot(self, snap: Snapshot) -> None:
         self.details.setText(describe(snap.session.scenario.model))

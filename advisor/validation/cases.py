@@ -121,6 +121,10 @@ def build_case(row: Measurement, catalog: Catalog, specs: Mapping[str, HardwareS
         return Skip(row, "context depth not stated")
     if row.test == "pp" and not row.prompt_tokens:
         return Skip(row, "prompt size of the pp test not stated")
+    if row.depth > 0 and not arch.has_kv_shape:
+        # the core would give it a typical shape; a fit must not learn the KV terms from a guessed cache
+        # (a hybrid's few attention layers would read as a KV factor near zero)
+        return Skip(row, "model shape unknown at depth > 0: its KV cache would be a guess")
 
     if row.gpus > 1:
         split = "tensor" if ("-sm tensor" in row.notes or "tensor parallel" in row.notes.lower()) else "layer"

@@ -16,6 +16,7 @@ import numpy as np
 from pydantic import Field
 
 from advisor.core.base import Frozen
+from advisor.core.capacity import Capacity, capacities
 from advisor.core.evaluate import evaluate
 from advisor.core.machine_grid import machine_grid
 from advisor.core.machines import Machine, Split, scenario_on
@@ -41,6 +42,9 @@ class ModelFit(Frozen):
     tok_s_per_k_usd: float | None
     meets: bool
     shortfall: Shortfall
+    max_streams: int | None = Field(None, description="Most concurrent streams held in fast memory at the context, "
+                                                      "each at or above the interactive speed")
+    requests_per_hour: float | None = Field(None, description="At max_streams, every stream busy")
 
 
 class ModelBudget(Frozen):
@@ -79,6 +83,11 @@ def _row(rank: int, m: Machine, base: Scenario, threshold: float) -> ModelFit:
                     meets=short == "meets", shortfall=short)
 
 
+def _ranked(x: ModelFit, rank: int, cap: Capacity) -> ModelFit:
+    return x.model_copy(update={"rank": rank, "max_streams": cap.max_streams,
+                                "requests_per_hour": cap.requests_per_hour})
+
+
 def rank_for_model(machines: Sequence[Machine], base: Scenario, max_price_usd: float,
                    top: int | None = 15) -> ModelBudget:
     """Machines at or under the cap on the base scenario's model, quant and workload: those that hold
@@ -113,6 +122,7 @@ def rank_for_model(machines: Sequence[Machine], base: Scenario, max_price_usd: f
     moved = [x for x in meeting if not x.meets]
     meeting = [x for x in meeting if x.meets]
     short = moved + short
-    meeting = [x.model_copy(update={"rank": k}) for k, x in enumerate(meeting, start=1)]
-    short = [x.model_copy(update={"rank": k}) for k, x in enumerate(short, start=len(meeting) + 1)]
+    caps = iter(capacities(base, [x.machine.hardware for x in meeting + short]))  # one solve for all listed
+    meeting = [_ranked(x, k, next(caps)) for k, x in enumerate(meeting, start=1)]
+    short = [_ranked(x, k, next(caps)) for k, x in enumerate(short, start=len(meeting) + 1)]
     return empty.model_copy(update={"meeting": tuple(meeting), "short": tuple(short)})

@@ -8,10 +8,12 @@ Every number comes from `evaluate` and `recommend`; tests hold the rows to them.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from pydantic import Field
 
 from advisor.core.base import Frozen
+from advisor.core.capacity import Capacity, Limit, capacity
 from advisor.core.evaluate import evaluate
 from advisor.core.hardware import HardwareClass
 from advisor.core.machines import Machine, Origin, Split, scenario_on
@@ -66,6 +68,12 @@ class CompareRow(Frozen):
     largest: Largest | None
     tok_s_per_k_usd: float | None
     tok_s_per_w: float | None
+    max_streams: int | None = Field(None, description="Most concurrent streams held in fast memory at the context, "
+                                                      "each at or above the interactive speed (advisor.core.capacity)")
+    streams_limit: Limit | None = Field(None, description="What stops one more stream: memory, speed, axis, unchecked")
+    max_streams_tok_s: float | None = Field(None, description="Per-stream decode at max_streams")
+    max_streams_aggregate_tok_s: float | None = None
+    requests_per_hour: float | None = Field(None, description="At max_streams, every stream busy")
     published_runs: int = Field(0, description="Published decode runs on this catalog machine")
     published_median: float | None = Field(None, description="Measured ÷ model over those runs, median")
     published_low: float | None = None
@@ -77,6 +85,7 @@ class Comparison(Frozen):
     quant_name: str
     context: int
     prompt_tokens: int
+    output_tokens: int = 0
     streams: int
     threshold_tok_s: float
     rows: tuple[CompareRow, ...]
@@ -106,6 +115,7 @@ def compare_row(machine: Machine, base: Scenario, models: ModelList, quants: Qua
     rec = recommend(s, list(models), list(quants), runner_ups=0)
     d = r.decode_tok_s if r.runs else None
     hw = machine.hardware
+    cap = capacity(s)
     return CompareRow(
         label=machine.label, catalog_id=machine.catalog_id, origin=machine.origin, kind=hw.kind, devices=hw.devices,
         split=hw.split,
@@ -116,9 +126,15 @@ def compare_row(machine: Machine, base: Scenario, models: ModelList, quants: Qua
         total_gb=r.total_gb, offloaded_fraction=r.offloaded_fraction, largest=largest_interactive(rec),
         tok_s_per_k_usd=d / (machine.price_usd / 1000) if d and machine.price_usd else None,
         tok_s_per_w=d / machine.power_w if d and machine.power_w else None,
+        **capacity_fields(cap),
         published_runs=record.runs if record else 0, published_median=record.median if record else None,
         published_low=record.low if record else None, published_high=record.high if record else None,
     )
+
+
+def capacity_fields(cap: Capacity) -> dict[str, Any]:
+    return {"max_streams": cap.max_streams, "streams_limit": cap.limit, "max_streams_tok_s": cap.decode_tok_s,
+            "max_streams_aggregate_tok_s": cap.aggregate_tok_s, "requests_per_hour": cap.requests_per_hour}
 
 
 def compare(machines: Sequence[Machine], base: Scenario, models: ModelList, quants: QuantList,
@@ -130,5 +146,6 @@ def compare(machines: Sequence[Machine], base: Scenario, models: ModelList, quan
     rows = tuple(rows) if rows is not None else tuple(compare_row(m, base, models, qs, published)
                                                       for m in machines)
     return Comparison(model_name=base.model.name, quant_name=base.quant.name, context=w.context,
-                      prompt_tokens=w.prompt_tokens, streams=w.streams, threshold_tok_s=w.interactive_tok_s,
+                      prompt_tokens=w.prompt_tokens,
+                      output_tokens=w.output_tokens, streams=w.streams, threshold_tok_s=w.interactive_tok_s,
                       rows=rows)

@@ -9,6 +9,7 @@ from advisor.core.budget_model import ModelBudget, ModelFit
 from advisor.core.fmt import num
 from advisor.present.data import insert_after
 from advisor.present.figures import gb, rate, split_text
+from advisor.present.serving_text import streams_phrase
 
 
 def budget_reason(x: Ranked, threshold: float) -> str:
@@ -44,7 +45,8 @@ def fit_reason(x: ModelFit, threshold: float) -> str:
     how = split_text(x.machine.devices, x.split)
     tail = f" ({how})" if how else ""
     if x.shortfall == "meets":
-        return f"holds it: {num(x.total_gb)} of {mem}, {d} tok/s{tail}"
+        serves = f"; {streams_phrase(x.max_streams, None, x.requests_per_hour)}" if x.max_streams else ""
+        return f"holds it: {num(x.total_gb)} of {mem}, {d} tok/s{tail}{serves}"
     if x.shortfall == "too_slow":
         return f"holds it ({num(x.total_gb)} of {mem}) but runs {d} tok/s, under {rate(threshold)}{tail}"
     if x.shortfall == "spills":

@@ -13,11 +13,13 @@ from advisor.core.hardware import HardwareClass
 from advisor.core.published import runs_text
 from advisor.present.data import insert_after
 from advisor.present.figures import and_list, gb, named, price_text, rate, split_text
+from advisor.present.serving_text import streams_cell, streams_tip
 
 TABLE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("machine", "Machine"), ("split", "Split"), ("price_usd", "Price (USD)"), ("memory_gb", "Memory (GB)"),
     ("bandwidth_gbps", "Bandwidth (GB/s)"), ("decode_tok_s", "Decode (tok/s)"), ("ttft_s", "TTFT (s)"),
-    ("largest", "Largest interactive model"), ("tok_s_per_k_usd", "tok/s per $1,000"),
+    ("max_streams", "Streams at speed"), ("largest", "Largest interactive model"),
+    ("tok_s_per_k_usd", "tok/s per $1,000"),
     ("tok_s_per_w", "tok/s per W"), ("published", "Measured ÷ model"), ("verdict", "Verdict"),
 )
 
@@ -145,7 +147,9 @@ def table_cells(row: CompareRow, threshold: float) -> dict[str, str]:
         "machine": row.label, "split": split_text(row.devices, row.split) or "—",
         "price_usd": price_text(row.price_usd, row.price_estimate), "memory_gb": memory,
         "bandwidth_gbps": f"{row.bandwidth_gbps:,.0f}", "decode_tok_s": opt(row.decode_tok_s),
-        "ttft_s": opt(row.ttft_s), "largest": largest, "tok_s_per_k_usd": opt(row.tok_s_per_k_usd),
+        "ttft_s": opt(row.ttft_s), "max_streams": streams_cell(row.max_streams, row.streams_limit,
+                                                               row.requests_per_hour),
+        "largest": largest, "tok_s_per_k_usd": opt(row.tok_s_per_k_usd),
         "tok_s_per_w": opt(row.tok_s_per_w), "published": published_cell(row),
         "verdict": short_verdict(row, threshold),
     }
@@ -167,6 +171,12 @@ def published_tip(row: CompareRow) -> str:
             f"measured {row.published_median:.2f} × the model's figure for them (median{spread})")
 
 
+def max_streams_tip(row: CompareRow, c: Comparison) -> str:
+    """The streams cell's longer reading (the window's tooltip)."""
+    return streams_tip(row.max_streams, row.streams_limit, row.requests_per_hour, row.max_streams_tok_s, c.context,
+                       c.threshold_tok_s, c.output_tokens)
+
+
 def csv_rows(c: Comparison) -> list[dict[str, Any]]:
     """Machine-readable rows: raw numbers, not the display strings (the verdict apart)."""
     what = model_quant(c)
@@ -183,6 +193,8 @@ def csv_rows(c: Comparison) -> list[dict[str, Any]]:
             "largest_model": big.model_name if big else "", "largest_quant": big.quant_name if big else "",
             "largest_tok_s": big.decode_tok_s if big else None,
             "tok_s_per_k_usd": r.tok_s_per_k_usd, "tok_s_per_w": r.tok_s_per_w,
+            "max_streams": r.max_streams, "max_streams_limit": r.streams_limit or "",
+            "max_streams_tok_s": r.max_streams_tok_s, "requests_per_hour": r.requests_per_hour,
             "published_runs": r.published_runs, "published_measured_over_model": r.published_median,
             "published_low": r.published_low, "published_high": r.published_high,
             "verdict": row_verdict(r, what, c.threshold_tok_s),

@@ -21,14 +21,22 @@ from PySide6.QtWidgets import (
 )
 
 from advisor.core.curves import AXES
-from advisor.present.compare_text import TABLE_COLUMNS, comparison_verdict, csv_rows, published_tip, table_cells
+from advisor.present.compare_text import (
+    TABLE_COLUMNS,
+    comparison_verdict,
+    csv_rows,
+    max_streams_tip,
+    published_tip,
+    table_cells,
+)
 from advisor.present.figures import PRICE_NOTE, rate
 from advisor.ui import theme
 from advisor.ui.compare.plots import ComparePlot, legend_html
 from advisor.ui.compare.state import CompareSnapshot
 from advisor.ui.export import SLIDE_SIZE, paint_widget, save_png, write_export
 
-RIGHT_ALIGNED = {"price_usd", "memory_gb", "bandwidth_gbps", "decode_tok_s", "ttft_s", "tok_s_per_k_usd", "tok_s_per_w"}
+RIGHT_ALIGNED = {"price_usd", "memory_gb", "bandwidth_gbps", "decode_tok_s", "ttft_s", "max_streams", "tok_s_per_k_usd",
+                 "tok_s_per_w"}
 
 
 def scenario_line(snap: CompareSnapshot, with_model: bool = True) -> str:
@@ -85,6 +93,8 @@ def fill_table(table: QTableWidget, snap: CompareSnapshot, icons: bool = True) -
                 item.setToolTip(cells[key])
             if key == "published":
                 item.setToolTip(published_tip(row))
+            if key == "max_streams":
+                item.setToolTip(max_streams_tip(row, snap.comparison))
             table.setItem(r, c, item)
 
 

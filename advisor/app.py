@@ -126,6 +126,7 @@ def main(argv: list[str] | None = None) -> int:
         window.restore_layout(settings.window_geometry, settings.window_state)
     if args.scenario is not None and not headless and not problems:
         window.current_file = args.scenario
+        window.update_title()
     if headless:
         window.resize(*SCREENSHOT_SIZE)
     elif not settings.window_geometry:

@@ -134,7 +134,11 @@ def save_csv(snap: Snapshot, axis: Axis, path: Path) -> None:
 
 
 def write_export(path: Path, data: str | bytes) -> None:
-    """Write atomically; any failure becomes one ExportError naming the path."""
+    """Write atomically; any failure becomes one ExportError naming the path. A folder that does not
+    exist is refused, not created: a typo in it would otherwise leave the file somewhere unexpected."""
+    if not path.parent.is_dir():
+        why = "is not a folder" if path.parent.exists() else "does not exist: create it first"
+        raise ExportError(f"{path}: cannot write ({path.parent} {why})")
     try:
         write_atomic(path, data)
     except (OSError, ValueError) as err:  # ValueError: a name the OS cannot take (a NUL byte)

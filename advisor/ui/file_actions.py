@@ -7,6 +7,8 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QFileDialog, QWidget
 
+from advisor.ui.window_files import start_folder
+
 
 class SavesToFile:
     current_file: Path | None = None
@@ -14,6 +16,7 @@ class SavesToFile:
     save_title = "Save"
     default_name = "untitled.json"
     file_filter = "JSON (*.json)"
+    last_folder: Path | None = None  # where the last dialog was answered: the next one opens there
 
     def open_file(self, path: Path) -> bool:  # pragma: no cover - each window implements it
         raise NotImplementedError
@@ -23,8 +26,9 @@ class SavesToFile:
 
     def open_dialog(self) -> None:
         assert isinstance(self, QWidget)
-        path, _ = QFileDialog.getOpenFileName(self, self.open_title, "", self.file_filter)
+        path, _ = QFileDialog.getOpenFileName(self, self.open_title, str(start_folder(self)), self.file_filter)
         if path:
+            self.last_folder = Path(path).parent
             self.open_file(Path(path))
 
     def save(self) -> None:
@@ -35,6 +39,12 @@ class SavesToFile:
 
     def save_as(self) -> None:
         assert isinstance(self, QWidget)
-        path, _ = QFileDialog.getSaveFileName(self, self.save_title, self.default_name, self.file_filter)
+        path, _ = QFileDialog.getSaveFileName(self, self.save_title, str(start_folder(self) / self.suggested_name()),
+                                              self.file_filter)
         if path:
+            self.last_folder = Path(path).parent
             self.save_to(Path(path))
+
+    def suggested_name(self) -> str:
+        """The name Save as offers (the main window's names the hardware, model, quant and context)."""
+        return self.default_name

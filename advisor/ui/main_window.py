@@ -14,7 +14,6 @@ from PySide6.QtCore import QByteArray, QRect, QSize, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
-    QFileDialog,
     QLabel,
     QMainWindow,
     QMessageBox,
@@ -27,7 +26,7 @@ from advisor.core.curves import AXES, Axis
 from advisor.paths import config_dir, user_catalog_dir
 from advisor.session import SessionFileError, load_session, save_session
 from advisor.settings import Settings, add_recent
-from advisor.ui import export, theme
+from advisor.ui import theme
 from advisor.ui.feel_dialog import FeelDialog
 from advisor.ui.file_actions import SavesToFile
 from advisor.ui.numbers_panel import NumbersPanel
@@ -39,11 +38,11 @@ from advisor.ui.plots.base import TokPlot
 from advisor.ui.plots.batch_plot import BatchPlot
 from advisor.ui.plots.context_plot import ContextPlot
 from advisor.ui.plots.params_plot import ParamsPlot
-from advisor.ui.plots.titles import scenario_title
 from advisor.ui.recommend_panel import RecommendPanel
 from advisor.ui.screen import clamp_to, fit_to_screen
 from advisor.ui.store import NO_POINTS, Snapshot, Store
 from advisor.ui.wheel import wheel_scrolls_panel
+from advisor.ui.window_files import ExportsToFiles, suggested_stem
 
 SCENARIO_FILTER = "Advisor scenario (*.json)"
 
@@ -66,7 +65,7 @@ def _scroll(widget: QWidget) -> QScrollArea:
     return area
 
 
-class MainWindow(SavesToFile, QMainWindow):
+class MainWindow(ExportsToFiles, SavesToFile, QMainWindow):
     open_title = "Open scenario"
     save_title, default_name, file_filter = "Save scenario", "scenario.json", SCENARIO_FILTER
 
@@ -76,7 +75,10 @@ class MainWindow(SavesToFile, QMainWindow):
         self.store = store
         self.settings = settings or Settings()
         self.current_file: Path | None = None
-        self.setWindowTitle("LLM speed advisor")
+        recent = [Path(f).parent for f in self.settings.recent_files[:1]]
+        self.last_folder = recent[0] if recent and recent[0].is_dir() else None
+        self._saved_session = store.session  # what the file (or the start) held: the title marks edits since
+        self.update_title()
         self.setDockOptions(QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowTabbedDocks)
 
         self.plots: dict[Axis, TokPlot] = {"context": ContextPlot(), "params": ParamsPlot(), "batch": BatchPlot()}
@@ -213,7 +215,16 @@ class MainWindow(SavesToFile, QMainWindow):
         self.recent_menu.setEnabled(bool(self.settings.recent_files))
 
     # --- drawing --------------------------------------------------------------------------
+    def update_title(self) -> None:
+        name = self.current_file.name if self.current_file else "untitled"
+        self.setWindowTitle(f"{name}[*] — LLM speed advisor")  # [*]: Qt's place for the unsaved mark
+        self.setWindowModified(self.store.session != self._saved_session)
+
+    def suggested_name(self) -> str:
+        return f"{suggested_stem(self.store.session)}.json"
+
     def show_snapshot(self, snap: Snapshot) -> None:
+        self.setWindowModified(snap.session != self._saved_session)
         shown = self.shown(snap)
         for plot in self.plots.values():
             plot.show_snapshot(shown)  # type: ignore[attr-defined]
@@ -246,6 +257,7 @@ class MainWindow(SavesToFile, QMainWindow):
             return False
         self.store.set_session(session, f"Open {path.name}")
         self.current_file = path
+        self._saved_session = self.store.session
         self._remember(path)
         self.show_status()
         return True
@@ -257,53 +269,16 @@ class MainWindow(SavesToFile, QMainWindow):
             self.error("Cannot save scenario", str(err))
             return False
         self.current_file = path
+        self._saved_session = self.store.session
         self._remember(path)
         self.statusBar().showMessage(f"Saved {path}", 5000)
         return True
 
     def _remember(self, path: Path) -> None:
         self.settings = add_recent(self.settings, str(path))
+        self.remember_folder(path)
         self._fill_recent()
-
-    # --- exports --------------------------------------------------------------------------
-    def _ask_path(self, title: str, default: str, filt: str) -> Path | None:
-        path, _ = QFileDialog.getSaveFileName(self, title, default, filt)
-        return Path(path) if path else None
-
-    def export_plot(self, axis: Axis, path: Path | None = None) -> bool:
-        path = path or self._ask_path("Export plot", f"tok-s-vs-{axis}.png", "PNG image (*.png)")
-        if path is None:
-            return False
-        extras, snap = self.store.flush(), self.shown(self.store.snapshot)
-        return self._try(lambda: export.save_png(export.plot_image(axis, snap, extras), path), path)
-
-    def export_dashboard(self, path: Path | None = None) -> bool:
-        path = path or self._ask_path("Export dashboard", "dashboard.png", "PNG image (*.png)")
-        if path is None:
-            return False
-        extras = self.store.flush()
-        title = f"LLM speed — {scenario_title(self.store.session)}"
-        return self._try(lambda: export.save_png(export.dashboard_image(self.shown(self.store.snapshot), extras, title),
-                                                 path), path)
-
-    def export_csv(self, axis: Axis, path: Path | None = None) -> bool:
-        path = path or self._ask_path("Export curve data", f"tok-s-vs-{axis}.csv", "CSV (*.csv)")
-        if path is None:
-            return False
-        return self._try(lambda: export.save_csv(self.store.snapshot, axis, path), path)
-
-    def copy_plot(self, axis: Axis) -> None:
-        export.copy_image(export.plot_image(axis, self.shown(self.store.snapshot), self.store.flush()))
-        self.statusBar().showMessage(f"Copied the {axis} plot to the clipboard", 4000)
-
-    def _try(self, work: Callable[[], None], path: Path) -> bool:
-        try:
-            work()
-        except export.ExportError as err:
-            self.error("Export failed", str(err))
-            return False
-        self.statusBar().showMessage(f"Wrote {path}", 5000)
-        return True
+        self.update_title()
 
     # --- misc -----------------------------------------------------------------------------
     def compare(self) -> None:

@@ -20,79 +20,79 @@ from advisor.core.terms import (
 
 FITTED_TERMS: dict[tuple[HardwareClass, Engine], ClassTerms] = {
     (HardwareClass.DISCRETE_GPU, Engine.LLAMA_CPP): ClassTerms(
-        DecodeTerms(eta=0.845, token_ms=1.68, kv_factor=0.996,
-                    dequant_flop=3.68, stream_ms=0.0,
-                    band=(0.83, 1.159)),
-        PrefillTerms(eta=0.877, quant_factor=0.773, attn_factor=0.438, moe_factor=0.316),
-        fitted=True, rows=153),
+        DecodeTerms(eta=0.841, token_ms=1.64, kv_factor=1.14,
+                    dequant_flop=2.94, stream_ms=0.0,
+                    band=(0.789, 1.139)),
+        PrefillTerms(eta=0.88, quant_factor=0.793, attn_factor=0.578, moe_factor=0.311),
+        fitted=True, rows=147),
     (HardwareClass.UNIFIED, Engine.LLAMA_CPP): ClassTerms(
-        DecodeTerms(eta=0.865, token_ms=2.72, kv_factor=1.36,
-                    dequant_flop=4.45, stream_ms=0.614,
-                    band=(0.798, 1.179)),
-        PrefillTerms(eta=0.574, quant_factor=0.819, attn_factor=1.3, moe_factor=0.316),
+        DecodeTerms(eta=0.866, token_ms=2.69, kv_factor=1.36,
+                    dequant_flop=4.57, stream_ms=0.618,
+                    band=(0.804, 1.189)),
+        PrefillTerms(eta=0.587, quant_factor=0.824, attn_factor=1.43, moe_factor=0.311),
         fitted=True, rows=121),
     (HardwareClass.UNIFIED, Engine.MLX): ClassTerms(
-        DecodeTerms(eta=0.982, token_ms=0.298, kv_factor=1.36,
-                    dequant_flop=4.45, stream_ms=0.614,
-                    band=(0.833, 1.179)),
+        DecodeTerms(eta=0.983, token_ms=0.274, kv_factor=1.36,
+                    dequant_flop=4.57, stream_ms=0.618,
+                    band=(0.819, 1.187)),
         PrefillTerms(eta=0.55, quant_factor=1.0, attn_factor=1.0, moe_factor=1.0),
         fitted=True, rows=10),
 }
 FITTED_HOST_ETA = 0.6
-FITTED_EXPERT_SPREAD = 0.728
-FITTED_UNFUSED_ATTN_ETA = 0.0153
-FITTED_MOE_TOKEN = 1.91
+FITTED_EXPERT_SPREAD = 0.727
+FITTED_UNFUSED_ATTN_ETA = 0.0149
+FITTED_MOE_TOKEN = 1.95
 FITTED_ERA_TOKEN: dict[BuildEra, float] = {
-    BuildEra.BEFORE_2024_05: 1.55,
-    BuildEra.MAY_TO_DEC_2024: 1.51,
+    BuildEra.BEFORE_2024_05: 1.66,
+    BuildEra.MAY_TO_DEC_2024: 1.44,
 }
 FITTED_BACKENDS: dict[Backend, BackendTerms] = {
-    Backend.METAL: BackendTerms(decode=0.982, prefill=1.29, rows=91),
-    Backend.ROCM: BackendTerms(decode=0.88, prefill=0.918, rows=20),
+    Backend.METAL: BackendTerms(decode=0.98, prefill=1.27, rows=91),
+    Backend.ROCM: BackendTerms(decode=0.878, prefill=0.914, rows=20),
     Backend.SYCL: BackendTerms(decode=1.01, prefill=1.0, rows=3),
-    Backend.VULKAN: BackendTerms(decode=0.953, prefill=0.611, rows=93),
+    Backend.VULKAN: BackendTerms(decode=0.949, prefill=0.599, rows=93),
 }
 FITTED_MACHINES: dict[str, MachineTerms] = {
-    "AMD Radeon RX 7900 XT @ 800 GB/s": MachineTerms(decode=1.0, rows=19),
+    "AMD Radeon RX 7900 XT @ 800 GB/s": MachineTerms(decode=0.999, rows=19),
     "AMD Radeon RX 7900 XTX @ 960 GB/s": MachineTerms(decode=0.99, rows=1),
     "AMD Radeon RX 9070 XT @ 640 GB/s": MachineTerms(decode=1.07, rows=3),
-    "AMD Ryzen AI Max+ 395 (Strix Halo) @ 256 GB/s": MachineTerms(decode=0.992, rows=24),
-    "Apple M1 Max (32-core GPU) @ 400 GB/s": MachineTerms(decode=0.955, rows=8),
+    "AMD Ryzen AI Max+ 395 (Strix Halo) @ 256 GB/s": MachineTerms(decode=0.994, rows=24),
+    "Apple M1 Max (32-core GPU) @ 400 GB/s": MachineTerms(decode=0.954, rows=8),
     "Apple M1 Pro (16-core GPU) @ 200 GB/s": MachineTerms(decode=1.02, rows=2),
     "Apple M1 Ultra (64-core GPU) @ 800 GB/s": MachineTerms(decode=0.998, rows=1),
-    "Apple M2 Ultra (76-core GPU) @ 800 GB/s": MachineTerms(decode=1.01, rows=12),
+    "Apple M2 Ultra (76-core GPU) @ 800 GB/s": MachineTerms(decode=1.0, rows=12),
     "Apple M3 Max (40-core GPU) @ 400 GB/s": MachineTerms(decode=1.04, rows=8),
     "Apple M3 Ultra (80-core GPU) @ 819 GB/s": MachineTerms(decode=1.0, rows=1),
     "Apple M4 Max (40-core GPU) @ 546 GB/s": MachineTerms(decode=1.0, rows=4),
     "Apple M4 Pro (20-core GPU) @ 273 GB/s": MachineTerms(decode=1.0, rows=7),
-    "Intel Arc A770 @ 560 GB/s": MachineTerms(decode=0.562, rows=9),
+    "Intel Arc A770 @ 560 GB/s": MachineTerms(decode=0.564, rows=9),
     "Intel Arc B580 @ 456 GB/s": MachineTerms(decode=0.972, rows=1),
     "NVIDIA DGX Spark (GB10) @ 273 GB/s": MachineTerms(decode=1.03, rows=45),
     "NVIDIA GeForce RTX 3060 @ 360 GB/s": MachineTerms(decode=1.01, rows=1),
     "NVIDIA GeForce RTX 3080 @ 760 GB/s": MachineTerms(decode=1.05, rows=4),
-    "NVIDIA GeForce RTX 3090 @ 936 GB/s": MachineTerms(decode=0.979, rows=28),
-    "NVIDIA GeForce RTX 4090 @ 1008 GB/s": MachineTerms(decode=1.0, rows=50),
-    "NVIDIA GeForce RTX 5090 @ 1792 GB/s": MachineTerms(decode=0.998, rows=5),
+    "NVIDIA GeForce RTX 3090 @ 936 GB/s": MachineTerms(decode=0.992, rows=28),
+    "NVIDIA GeForce RTX 4090 @ 1008 GB/s": MachineTerms(decode=1.02, rows=44),
+    "NVIDIA GeForce RTX 5090 @ 1792 GB/s": MachineTerms(decode=0.996, rows=5),
     "NVIDIA RTX PRO 6000 Blackwell Workstation Edition @ 1792 GB/s": MachineTerms(decode=1.03, rows=5),
 }
 FITTED_GENERATIONS: dict[str, MachineTerms] = {
     "AMD RDNA 2": MachineTerms(decode=1.0, rows=1),
     "AMD RDNA 3": MachineTerms(decode=1.0, rows=46),
     "AMD RDNA 4": MachineTerms(decode=1.07, rows=3),
-    "Apple M1": MachineTerms(decode=0.957, rows=13),
-    "Apple M2": MachineTerms(decode=0.979, rows=28),
+    "Apple M1": MachineTerms(decode=0.958, rows=13),
+    "Apple M2": MachineTerms(decode=0.977, rows=28),
     "Apple M3": MachineTerms(decode=1.06, rows=10),
     "Apple M4": MachineTerms(decode=1.01, rows=11),
-    "Intel Alchemist": MachineTerms(decode=0.562, rows=9),
+    "Intel Alchemist": MachineTerms(decode=0.564, rows=9),
     "Intel Battlemage": MachineTerms(decode=0.972, rows=1),
-    "NVIDIA Ada": MachineTerms(decode=1.06, rows=54),
+    "NVIDIA Ada": MachineTerms(decode=1.08, rows=48),
     "NVIDIA Ampere": MachineTerms(decode=1.03, rows=37),
     "NVIDIA Blackwell": MachineTerms(decode=1.05, rows=55),
     "NVIDIA Pascal": MachineTerms(decode=1.0, rows=2),
-    "NVIDIA Turing": MachineTerms(decode=0.983, rows=14),
+    "NVIDIA Turing": MachineTerms(decode=0.979, rows=14),
 }
 FITTED_NOTES: tuple[str, ...] = (
-    "fitted on 287 decode + 188 prefill rows, the training part of the 670 usable measurements "
+    "fitted on 281 decode + 182 prefill rows, the training part of the 658 usable measurements "
     "(47 rows marked excluded in the file are left out)",
     "backend factors: CUDA is the reference (1.0); the others are pulled toward 1 as if by 4 "
     "extra rows at 1.0",

@@ -27,6 +27,7 @@ __all__ = ["GGUFError", "ImportedModel", "import_gguf"]
 _SWA_PERIOD = {"gemma2": 2, "gpt-oss": 2, "gemma3": 6, "cohere2": 4}
 _EXPERT_TENSOR = re.compile(r"_exps\.|\.ffn_(gate|up|down)\.\d+\.")  # merged, or old per-expert Mixtral names
 _LAYER = re.compile(r"^blk\.(\d+)\.")
+MAX_PARTS = 1000  # the largest published splits have a few dozen parts
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,8 @@ def _shards(first: GGUFHeader) -> Iterator[GGUFHeader]:
     count = _int(first, "split.count") or 1
     if count <= 1:
         return
+    if count > MAX_PARTS:
+        raise GGUFError(f"{first.path.name}: split.count {count:,} exceeds {MAX_PARTS} parts (corrupt?)")
     m = re.match(r"^(.*)-(\d{5})-of-(\d{5})\.gguf$", first.path.name)
     if m is None or int(m.group(2)) != 1:
         raise GGUFError(f"{first.path.name}: part of a {count}-part split model; open the -00001-of- file")

@@ -18,12 +18,16 @@ from gguf.constants import GGML_QUANT_SIZES, GGMLQuantizationType, GGUFValueType
 
 from advisor.regular_files import open_regular
 
-MAX_COUNT = 1_000_000  # tensors or KV pairs; real files hold a few thousand at most
+# Every count is bounded by what real files need, so no header costs more than about a second: each
+# tensor info, key and string of an array is a Python step (and a tensor info an object).
+MAX_TENSORS = 16_384  # a file holds a few thousand at most (merged experts; per-expert Mixtral files ~1,000)
+MAX_KV = 16_384  # key/value pairs; real files hold under a hundred
 MAX_STRING = 1 << 20  # 1 MiB: chat templates are the longest strings in real files
-MAX_ARRAY = 10_000_000  # elements; a 256k-token vocabulary is far below
+MAX_ARRAY = 10_000_000  # elements of one array; a 256k-token vocabulary is far below
+MAX_STRINGS = 1_000_000  # strings in all arrays together: tokens plus merges, ~410k for Llama 3
 MAX_DIMS = 8  # ggml itself stops at 4
 MAX_DEPTH = 3  # arrays of arrays
-MAX_NESTED = 4096  # elements of an array of arrays: each costs a Python step, and real files have none
+MAX_NESTED = 4096  # elements of arrays of arrays, summed over every depth and key: real files have none
 MAX_HEADER = 256 << 20  # header plus tensor infos; a big tokenizer makes ~10 MB
 KEEP_ARRAY = 4096  # numeric arrays up to this long are kept (per-layer values); longer ones only counted
 _CHUNK = 1 << 20
@@ -93,6 +97,8 @@ class _Cursor:
         self.start = 0  # file offset of buf[0]
         self.pos = 0
         self.endian = "<"
+        self.strings_left = MAX_STRINGS  # the file's budgets, spent across all keys
+        self.nested_left = MAX_NESTED
 
     def fail(self, message: str) -> GGUFError:
         return GGUFError(f"{self.label}: {message}")
@@ -180,10 +186,15 @@ def _value(cur: _Cursor, vtype: GGUFValueType, key: str, depth: int = 0) -> Any:
             return ArrayInfo(elem, count, tuple(v[0] for v in s.iter_unpack(cur.buf[i:i + s.size * count])))
         cur.skip(s.size * count)
     elif elem is GGUFValueType.STRING:
+        if count > cur.strings_left:
+            raise cur.fail(f"{key}: {count:,} strings bring the file's arrays past {MAX_STRINGS:,} strings (corrupt?)")
+        cur.strings_left -= count
         cur.skip_strings(count, key)
     else:
-        if count > MAX_NESTED:
-            raise cur.fail(f"{key}: array of {count} arrays exceeds {MAX_NESTED} (corrupt?)")
+        if count > cur.nested_left:
+            raise cur.fail(f"{key}: array of {count} arrays brings the file's nested arrays past {MAX_NESTED:,} "
+                           "elements (corrupt?)")
+        cur.nested_left -= count
         for _ in range(count):
             _value(cur, elem, key, depth + 1)
     return ArrayInfo(elem, count, None)
@@ -237,10 +248,10 @@ def _parse(cur: _Cursor, path: Path) -> GGUFHeader:
     else:
         raise cur.fail(f"unsupported GGUF version {little} (expected 2 or 3)")
     n_tensors, n_kv = cur.unpack("Q"), cur.unpack("Q")
-    if n_tensors > MAX_COUNT:
-        raise cur.fail(f"tensor count {n_tensors:,} exceeds {MAX_COUNT:,} (corrupt?)")
-    if n_kv > MAX_COUNT:
-        raise cur.fail(f"metadata count {n_kv:,} exceeds {MAX_COUNT:,} (corrupt?)")
+    if n_tensors > MAX_TENSORS:
+        raise cur.fail(f"tensor count {n_tensors:,} exceeds {MAX_TENSORS:,} (corrupt?)")
+    if n_kv > MAX_KV:
+        raise cur.fail(f"metadata count {n_kv:,} exceeds {MAX_KV:,} (corrupt?)")
     meta: dict[str, Any] = {}
     for _ in range(n_kv):
         key = cur.string("metadata key")

@@ -27,6 +27,7 @@ from advisor.catalog.user_store import UserStoreError, save_entry, saved_ids
 from advisor.cli.errors import CliError
 from advisor.core.fmt import num
 from advisor.paths import user_catalog_dir
+from advisor.regular_files import open_regular
 
 Imported = ImportedModel | ImportedConfig
 
@@ -137,7 +138,7 @@ def load_model_file(path: Path, index: Path | None = None) -> Imported:
             return import_gguf(found)
         if not path.exists():
             raise CliError(f"{path}: no such file or folder")
-        with path.open("rb") as f:
+        with open_regular(path) as f:  # a FIFO or device would block here
             magic = f.read(4)
         if magic == b"GGUF" or path.suffix.lower() == ".gguf":
             return import_gguf(path)

@@ -17,9 +17,9 @@ class ModelArch(Frozen):
     the KV cache counts as zero and the result says so."""
 
     name: str = Field("Custom model", title="Name", max_length=200)
-    total_params_b: float = Field(8.0, ge=0.001, le=100_000, title="Total params", json_schema_extra={"unit": "B"},
+    total_params_b: float = Field(8.0, ge=1e-9, le=100_000, title="Total params", json_schema_extra={"unit": "B"},
                                   description="All parameters, in billions: what must be stored")
-    active_params_b: float | None = Field(None, ge=0.001, le=100_000, title="Active params",
+    active_params_b: float | None = Field(None, ge=1e-9, le=100_000, title="Active params",
                                           json_schema_extra={"unit": "B"},
                                           description="Parameters read per token (MoE); empty means dense")
     layers: int | None = Field(None, ge=1, le=1000, title="Layers")

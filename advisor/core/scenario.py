@@ -19,7 +19,7 @@ DEFAULT_FEEL_THRESHOLDS: tuple[float, float, float, float] = (3.0, 10.0, 20.0, 5
 
 class Speculative(Frozen):
     enabled: bool = Field(False, title="Speculative decoding")
-    draft_params_b: float = Field(0.5, ge=0.001, le=1000, title="Draft size", json_schema_extra={"unit": "B"},
+    draft_params_b: float = Field(0.5, ge=1e-9, le=1000, title="Draft size", json_schema_extra={"unit": "B"},
                                   description="Draft model parameters, billions (same quant as the target)")
     draft_length: int = Field(4, ge=1, le=32, title="Draft length",
                               description="Tokens the draft proposes per target pass")

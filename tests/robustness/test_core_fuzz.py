@@ -68,7 +68,7 @@ def test_the_extremes_together_stay_finite() -> None:
     r = check(slowest)
     assert r is not None and r.runs and r.decode_tok_s is not None and 0 < r.decode_tok_s < 1e-3
     fastest = {"hardware": {"bandwidth_gbps": 100_000, "fp16_tflops": 100_000, "memory_gb": 100_000},
-               "model": {"total_params_b": 0.001}, "quant": {"bits_per_weight": 1},
+               "model": {"total_params_b": 1e-9}, "quant": {"bits_per_weight": 1},
                "workload": {"efficiency": 1, "context": 0, "prompt_tokens": 0, "output_tokens": 0}}
     r = check(fastest)
     assert r is not None and r.runs

@@ -32,7 +32,9 @@ def test_export_dashboard_and_csv(tmp_path: Path, window: MainWindow) -> None:
     assert window.export_dashboard(tmp_path / "dash.png")
     _not_blank(tmp_path / "dash.png", 1920, 1080)
     assert window.export_csv("context", tmp_path / "c.csv")
-    assert (tmp_path / "c.csv").read_text().startswith("x,decode_tok_s")
+    head, columns = (tmp_path / "c.csv").read_text().splitlines()[:2]
+    assert head.startswith("# ") and window.store.session.scenario.model.name in head
+    assert columns.startswith("context_tokens,decode_tok_s")
 
 
 def test_export_to_unwritable_path_says_so(tmp_path: Path, window: MainWindow) -> None:

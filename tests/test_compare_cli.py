@@ -14,6 +14,7 @@ from advisor.core.evaluate import evaluate
 from advisor.core.hardware import Hardware
 from advisor.core.machines import machine_from_entry, scenario_on
 from advisor.core.recommend import recommend
+from advisor.core.running_cost import DEFAULT_ELECTRICITY_USD_PER_KWH
 from advisor.core.scenario import Scenario
 
 CAT = shipped_catalog()
@@ -180,3 +181,18 @@ def test_compare_accepts_longtail_ids(capsys: pytest.CaptureFixture[str]) -> Non
     out = json.loads(capsys.readouterr().out)
     rows = {r["label"]: r for r in out["rows"]}
     assert any("1080 Ti" in label and label.startswith("2×") for label in rows)
+
+
+def test_cli_compare_json_and_flags(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["compare", "--hardware", "rtx-3090", "--hardware", "rtx-5090", "--model", "qwen3-30b-a3b", "--json"]
+    assert main([*args, "--electricity", "0.30", "--api-price", "0.5"]) == 0
+    dear = json.loads(capsys.readouterr().out)
+    assert main(args) == 0
+    default = json.loads(capsys.readouterr().out)
+    for d, x in zip(default["rows"], dear["rows"], strict=True):
+        ratio = 0.30 / DEFAULT_ELECTRICITY_USD_PER_KWH
+        assert x["usd_per_million_tokens"] == pytest.approx(d["usd_per_million_tokens"] * ratio)
+        assert d["break_even_months"] is None and x["break_even_months"] is not None
+        assert x["max_streams"] == d["max_streams"] >= 1
+    assert main([*args[:-1], "--utilization", "2"]) == 2
+    assert "--utilization" in capsys.readouterr().err

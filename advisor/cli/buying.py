@@ -47,6 +47,12 @@ from advisor.core.machines import (
     unique_label,
 )
 from advisor.core.presets import PRESETS, preset_changes
+from advisor.core.running_cost import (
+    DEFAULT_ELECTRICITY_USD_PER_KWH,
+    DEFAULT_LIFE_YEARS,
+    DEFAULT_UTILIZATION,
+    CostInputs,
+)
 from advisor.core.scenario import Scenario, Workload
 from advisor.core.upgrades import what_would_it_take
 from advisor.present.budget_text import budget_reason, model_budget_data, ranking_data
@@ -206,7 +212,7 @@ def cmd_compare(args: argparse.Namespace, catalog: Catalog) -> int:
         label = unique_label(m.label, [x.label for x in machines])
         machines.append(m.model_copy(update={"label": label}))
     models, quants = _pools(catalog)
-    c = compare(machines, base, models, quants, published=catalog.published)
+    c = compare(machines, base, models, quants, published=catalog.published, costs=_costs(args))
     if args.json:
         out = comparison_data(c)
         out["workload"] = base.workload.model_dump(mode="json")
@@ -215,6 +221,33 @@ def cmd_compare(args: argparse.Namespace, catalog: Catalog) -> int:
     else:
         print(comparison_text(c, base))
     return 0
+
+
+_COST_FLAGS = {"electricity_usd_per_kwh": "--electricity", "life_years": "--life-years",
+               "utilization": "--utilization", "api_usd_per_million": "--api-price"}
+
+
+def _costs(args: argparse.Namespace) -> CostInputs:
+    try:
+        return CostInputs(electricity_usd_per_kwh=args.electricity, life_years=args.life_years,
+                          utilization=args.utilization, api_usd_per_million=args.api_price)
+    except ValidationError as err:
+        first = err.errors()[0]
+        flag = _COST_FLAGS.get(str(first["loc"][0]) if first["loc"] else "", "running cost")
+        raise CliError(f"{flag}: {first['msg']}") from None
+
+
+def _cost_flags(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("running cost")
+    g.add_argument("--electricity", type=non_negative_float, default=DEFAULT_ELECTRICITY_USD_PER_KWH,
+                   metavar="USD/kWh", help=f"electricity price (default ${DEFAULT_ELECTRICITY_USD_PER_KWH:g}/kWh, "
+                                           "about the US residential average)")
+    g.add_argument("--api-price", type=positive_float, metavar="USD", help="an API's price per million output "
+                                                                          "tokens, to break even against")
+    g.add_argument("--life-years", type=positive_float, default=DEFAULT_LIFE_YEARS, metavar="YEARS",
+                   help=f"years the hardware is paid off over (default {DEFAULT_LIFE_YEARS:g})")
+    g.add_argument("--utilization", type=positive_float, default=DEFAULT_UTILIZATION, metavar="SHARE",
+                   help=f"share of the time it generates, 0 to 1 (default {DEFAULT_UTILIZATION:g})")
 
 
 def _model_scenario(args: argparse.Namespace, catalog: Catalog, base: Scenario) -> Scenario | None:
@@ -320,6 +353,7 @@ def add_commands(sub: Any) -> None:
     add_scenario_flags(cmp)
     cmp.add_argument("--hardware", action="append", nargs="+", metavar="ID",
                      help="a machine: hardware id, or a multi-GPU set as '2x rtx-3090'; repeat for 2 to 6 machines")
+    _cost_flags(cmp)
     _buying_flags(cmp)
     cmp.set_defaults(run=cmd_compare)
 

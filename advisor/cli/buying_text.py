@@ -10,7 +10,14 @@ from advisor.core.machines import Machine
 from advisor.core.scenario import Scenario
 from advisor.core.upgrades import Option, Plan
 from advisor.present.budget_text import fit_reason
-from advisor.present.compare_text import TABLE_COLUMNS, comparison_verdict, model_quant, row_verdict, table_cells
+from advisor.present.compare_text import (
+    TABLE_COLUMNS,
+    comparison_verdict,
+    costs_line,
+    model_quant,
+    row_verdict,
+    table_cells,
+)
 from advisor.present.figures import PRICE_NOTE, rate, split_text
 from advisor.present.upgrade_text import KIND_TEXT, fit_text, option_description
 
@@ -40,7 +47,7 @@ def comparison_text(c: Comparison, s: Scenario) -> str:
                     right={i for i, k in enumerate(keys) if k not in ("machine", "largest")})
     lines += ["", f"Verdict: {comparison_verdict(c)}", ""]
     lines += [f"  {r.label}: {row_verdict(r, model_quant(c), c.threshold_tok_s)}" for r in c.rows]
-    lines += ["", f"note: {PRICE_NOTE}"]
+    lines += ["", f"note: {PRICE_NOTE}", f"note: {costs_line(c)}."]
     return "\n".join(lines)
 
 

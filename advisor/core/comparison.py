@@ -21,6 +21,7 @@ from advisor.core.model import ModelArch
 from advisor.core.published import Published, Setup, machine_record
 from advisor.core.quant import Quant
 from advisor.core.recommend import Recommendation, recommend
+from advisor.core.running_cost import CostInputs, running_cost
 from advisor.core.scenario import Scenario, Workload
 
 ModelList = Sequence[tuple[str, ModelArch]]
@@ -74,6 +75,13 @@ class CompareRow(Frozen):
     max_streams_tok_s: float | None = Field(None, description="Per-stream decode at max_streams")
     max_streams_aggregate_tok_s: float | None = None
     requests_per_hour: float | None = Field(None, description="At max_streams, every stream busy")
+    aggregate_tok_s: float | None = Field(None, description="Per-stream decode × the workload's streams")
+    million_tokens_per_month: float | None = Field(None, description="At that throughput and the utilization")
+    joules_per_token: float | None = Field(None, description="Rated power ÷ aggregate tok/s at the workload's streams")
+    usd_per_million_tokens: float | None = Field(None, description="Electricity alone (advisor.core.running_cost)")
+    usd_per_million_tokens_with_hardware: float | None = Field(None, description="Plus the price over its life")
+    break_even_months: float | None = Field(None, description="Against the API price; None without one or never")
+    pays_off: bool | None = Field(None, description="False when electricity alone costs more than the API")
     published_runs: int = Field(0, description="Published decode runs on this catalog machine")
     published_median: float | None = Field(None, description="Measured ÷ model over those runs, median")
     published_low: float | None = None
@@ -89,6 +97,7 @@ class Comparison(Frozen):
     streams: int
     threshold_tok_s: float
     rows: tuple[CompareRow, ...]
+    costs: CostInputs = CostInputs()
 
 
 def largest_interactive(rec: Recommendation) -> Largest | None:
@@ -137,15 +146,31 @@ def capacity_fields(cap: Capacity) -> dict[str, Any]:
             "max_streams_aggregate_tok_s": cap.aggregate_tok_s, "requests_per_hour": cap.requests_per_hour}
 
 
+def with_costs(row: CompareRow, streams: int, costs: CostInputs) -> CompareRow:
+    """The row with its running cost at the workload's streams (cheap: not cached with the row)."""
+    rc = running_cost((row.decode_tok_s or 0.0) * streams, row.power_w, row.price_usd, costs)
+    return row.model_copy(update={
+        "aggregate_tok_s": rc.tok_s if rc else None,
+        "million_tokens_per_month": rc.million_tokens_per_month if rc else None,
+        "joules_per_token": rc.joules_per_token if rc else None,
+        "usd_per_million_tokens": rc.usd_per_million_tokens if rc else None,
+        "usd_per_million_tokens_with_hardware": rc.usd_per_million_tokens_with_hardware if rc else None,
+        "break_even_months": rc.break_even_months if rc else None, "pays_off": rc.pays_off if rc else None})
+
+
 def compare(machines: Sequence[Machine], base: Scenario, models: ModelList, quants: QuantList,
-            rows: Sequence[CompareRow] | None = None, published: Sequence[Published] = ()) -> Comparison:
-    """The table for the base scenario's model, quant and workload on each machine. Pass `rows` to
-    reuse rows already computed (the window caches them per machine)."""
+            rows: Sequence[CompareRow] | None = None, published: Sequence[Published] = (),
+            costs: CostInputs | None = None) -> Comparison:
+    """The table for the base scenario's model, quant and workload on each machine, with each
+    machine's running cost under `costs`. Pass `rows` to reuse rows already computed (the window
+    caches them per machine)."""
+    costs = costs or CostInputs()
     w = base.workload
     qs = pool(quants, w)
     rows = tuple(rows) if rows is not None else tuple(compare_row(m, base, models, qs, published)
                                                       for m in machines)
+    rows = tuple(with_costs(r, w.streams, costs) for r in rows)
     return Comparison(model_name=base.model.name, quant_name=base.quant.name, context=w.context,
                       prompt_tokens=w.prompt_tokens,
                       output_tokens=w.output_tokens, streams=w.streams, threshold_tok_s=w.interactive_tok_s,
-                      rows=rows)
+                      rows=rows, costs=costs)

@@ -17,6 +17,7 @@ from advisor.core.base import Frozen
 from advisor.core.hardware import Hardware, HardwareClass
 from advisor.core.model import ModelArch
 from advisor.core.quant import Quant
+from advisor.core.running_cost import CostInputs
 from advisor.core.scenario import Scenario, Workload
 
 MAX_MACHINES = 6
@@ -173,6 +174,8 @@ class CompareSetup(Frozen):
     take_max_price_usd: float | None = Field(None, gt=0, le=100_000_000, description="What-would-it-take's cap")
     take_include_sets: bool = True
     take_allow_spill: bool = False
+    costs: CostInputs = Field(CostInputs(), description="Electricity, life, utilization and API price for the "
+                                                        "running cost")
 
     @model_validator(mode="after")
     def _unique_labels(self) -> CompareSetup:

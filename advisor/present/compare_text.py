@@ -13,14 +13,23 @@ from advisor.core.hardware import HardwareClass
 from advisor.core.published import runs_text
 from advisor.present.data import insert_after
 from advisor.present.figures import and_list, gb, named, price_text, rate, split_text
-from advisor.present.serving_text import streams_cell, streams_tip
+from advisor.present.serving_text import (
+    break_even_cell,
+    break_even_tip,
+    cost_cell,
+    cost_tip,
+    money_per_million,
+    streams_cell,
+    streams_tip,
+)
 
 TABLE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("machine", "Machine"), ("split", "Split"), ("price_usd", "Price (USD)"), ("memory_gb", "Memory (GB)"),
     ("bandwidth_gbps", "Bandwidth (GB/s)"), ("decode_tok_s", "Decode (tok/s)"), ("ttft_s", "TTFT (s)"),
     ("max_streams", "Streams at speed"), ("largest", "Largest interactive model"),
     ("tok_s_per_k_usd", "tok/s per $1,000"),
-    ("tok_s_per_w", "tok/s per W"), ("published", "Measured ÷ model"), ("verdict", "Verdict"),
+    ("tok_s_per_w", "tok/s per W"), ("cost", "$ per 1M tokens: power · with hardware"),
+    ("break_even", "Break-even vs API"), ("published", "Measured ÷ model"), ("verdict", "Verdict"),
 )
 
 
@@ -150,7 +159,10 @@ def table_cells(row: CompareRow, threshold: float) -> dict[str, str]:
         "ttft_s": opt(row.ttft_s), "max_streams": streams_cell(row.max_streams, row.streams_limit,
                                                                row.requests_per_hour),
         "largest": largest, "tok_s_per_k_usd": opt(row.tok_s_per_k_usd),
-        "tok_s_per_w": opt(row.tok_s_per_w), "published": published_cell(row),
+        "tok_s_per_w": opt(row.tok_s_per_w),
+        "cost": cost_cell(row.usd_per_million_tokens, row.usd_per_million_tokens_with_hardware),
+        "break_even": break_even_cell(row.break_even_months, row.pays_off),
+        "published": published_cell(row),
         "verdict": short_verdict(row, threshold),
     }
 
@@ -177,6 +189,29 @@ def max_streams_tip(row: CompareRow, c: Comparison) -> str:
                        c.threshold_tok_s, c.output_tokens)
 
 
+def cost_row_tip(row: CompareRow, c: Comparison) -> str:
+    """The cost cell's longer reading (the window's tooltip)."""
+    k = c.costs
+    return cost_tip(row.joules_per_token, row.usd_per_million_tokens, row.usd_per_million_tokens_with_hardware,
+                    row.aggregate_tok_s or 0.0, c.streams, k.electricity_usd_per_kwh, k.life_years, k.utilization,
+                    row.price_usd, row.power_w)
+
+
+def break_even_row_tip(row: CompareRow, c: Comparison) -> str:
+    return break_even_tip(row.break_even_months, row.pays_off, c.costs.api_usd_per_million,
+                          row.usd_per_million_tokens, row.million_tokens_per_month, row.price_usd)
+
+
+def costs_line(c: Comparison) -> str:
+    """'Running cost at $0.17/kWh, hardware over 3 years at 25% use; API $0.60 per 1M tokens'."""
+    k = c.costs
+    api = (f"; break-even against an API at {money_per_million(k.api_usd_per_million)} per 1M tokens"
+           if k.api_usd_per_million else "")
+    return (f"Running cost at the rated power and ${k.electricity_usd_per_kwh:g}/kWh, {c.streams} "
+            f"stream{'s' if c.streams > 1 else ''}; hardware paid off over {k.life_years:g} years generating "
+            f"{k.utilization:.0%} of the time{api}")
+
+
 def csv_rows(c: Comparison) -> list[dict[str, Any]]:
     """Machine-readable rows: raw numbers, not the display strings (the verdict apart)."""
     what = model_quant(c)
@@ -195,6 +230,12 @@ def csv_rows(c: Comparison) -> list[dict[str, Any]]:
             "tok_s_per_k_usd": r.tok_s_per_k_usd, "tok_s_per_w": r.tok_s_per_w,
             "max_streams": r.max_streams, "max_streams_limit": r.streams_limit or "",
             "max_streams_tok_s": r.max_streams_tok_s, "requests_per_hour": r.requests_per_hour,
+            "aggregate_tok_s": r.aggregate_tok_s, "joules_per_token": r.joules_per_token,
+            "electricity_usd_per_kwh": c.costs.electricity_usd_per_kwh,
+            "usd_per_million_tokens": r.usd_per_million_tokens,
+            "usd_per_million_tokens_with_hardware": r.usd_per_million_tokens_with_hardware,
+            "life_years": c.costs.life_years, "utilization": c.costs.utilization,
+            "api_usd_per_million": c.costs.api_usd_per_million, "break_even_months": r.break_even_months,
             "published_runs": r.published_runs, "published_measured_over_model": r.published_median,
             "published_low": r.published_low, "published_high": r.published_high,
             "verdict": row_verdict(r, what, c.threshold_tok_s),

@@ -59,3 +59,63 @@ def streams_tip(n: int | None, limit: str | None, rph: float | None, tok_s: floa
         text += (f"; with every stream busy on {output_tokens:,}-token answers, {per_hour(rph).removesuffix('/h')} "
                  "requests an hour")
     return text + (f"; {LIMIT_TEXT[limit]}" if limit in LIMIT_TEXT else "")
+
+
+def money_per_million(x: float | None) -> str:
+    """'$0.42', '$12.3', '—'."""
+    if x is None:
+        return "—"
+    return f"${x:,.2f}" if x < 10 else f"${num(x)}"
+
+
+def cost_cell(electricity: float | None, with_hardware: float | None) -> str:
+    """'$0.42 · $3.10': per million tokens, electricity alone and with the hardware paid off."""
+    if electricity is None:
+        return "—"
+    return money_per_million(electricity) + (f" · {money_per_million(with_hardware)}" if with_hardware else "")
+
+
+def months_text(months: float | None) -> str:
+    """'29 months', '4.5 years'."""
+    if months is None:
+        return "—"
+    return f"{num(months, 2)} months" if months < 24 else f"{num(months / 12, 2)} years"
+
+
+def break_even_cell(months: float | None, pays_off: bool | None) -> str:
+    """'29 months', 'never' when electricity alone costs more than the API, '—' without an API price."""
+    if pays_off is False:
+        return "never"
+    if months is None:
+        return "—"
+    return months_text(months)
+
+
+def cost_tip(joules: float | None, electricity: float | None, with_hardware: float | None, tok_s: float,
+             streams: int, usd_per_kwh: float, life_years: float, utilization: float, price_usd: float | None,
+             power_w: float | None) -> str:
+    """The cost cell's longer reading: the chain from power and throughput to dollars."""
+    if joules is None or electricity is None:
+        return "No rated power for this machine, so its running cost is not worked out"
+    text = (f"{num(power_w or 0)} W ÷ {num(tok_s)} tok/s ({streams} stream{'s' if streams > 1 else ''}) = "
+            f"{num(joules)} J per token; × 1M ÷ 3.6M J/kWh × ${usd_per_kwh:g}/kWh = {money_per_million(electricity)} "
+            "per million tokens in electricity at the rated power")
+    if with_hardware is not None and price_usd:
+        text += (f"; with ${price_usd:,.0f} paid off over {life_years:g} years generating {utilization:.0%} of the "
+                 f"time, {money_per_million(with_hardware)} per million")
+    return text
+
+
+def break_even_tip(months: float | None, pays_off: bool | None, api: float | None, electricity: float | None,
+                   million_per_month: float | None, price_usd: float | None) -> str:
+    if api is None:
+        return "Type an API price per million tokens to see when the machine pays for itself"
+    if price_usd is None or electricity is None:
+        return "Needs the machine's price and rated power"
+    if pays_off is False:
+        return (f"Electricity alone ({money_per_million(electricity)} per million) costs more than the API "
+                f"({money_per_million(api)}): it never pays for itself")
+    made = f" making {num(million_per_month)}M tokens a month" if million_per_month else ""
+    return (f"${price_usd:,.0f} ÷ the {money_per_million(api)} − {money_per_million(electricity)} saved per million "
+            f"tokens{made}: "
+            f"{months_text(months)}")

@@ -61,7 +61,7 @@ def assert_matches_core(cw: CompareWindow) -> None:
         cells = table_cells(expected, base.workload.interactive_tok_s)
         col = {key: i for i, (key, _) in enumerate(TABLE_COLUMNS)}
         assert cw.table.item(r, col["machine"]).text() == m.label
-        for key in ("published", "split", "decode_tok_s", "ttft_s", "largest"):
+        for key in ("published", "split", "decode_tok_s", "ttft_s", "largest", "max_streams"):
             assert cw.table.item(r, col[key]).text() == cells[key]
         res = evaluate(scenario_on(base, m.hardware))
         if res.runs:
@@ -275,3 +275,23 @@ def test_long_column_titles_break_in_two(qtbot, cw: CompareWindow) -> None:  # t
     assert two_lines("Machine") == "Machine" and two_lines("TTFT (s)") == "TTFT (s)"
     titles = [cw.table.horizontalHeaderItem(c).text() for c in range(cw.table.columnCount())]
     assert titles[-2:] == ["Measured\n÷ model", "Verdict"]
+
+
+def test_costs_bar_drives_cost_and_break_even_columns(qtbot, cw: CompareWindow) -> None:  # type: ignore[no-untyped-def]
+    add(qtbot, cw, "rtx 3090", hid="rtx-3090")
+    keys = [k for k, _ in TABLE_COLUMNS]
+    col_cost, col_even, col_streams = keys.index("cost"), keys.index("break_even"), keys.index("max_streams")
+    last = len(cw.store.setup.machines) - 1
+    assert cw.table.item(last, col_even).text() == "—"  # no API price yet
+    before = cw.store.snapshot.comparison.rows[last].usd_per_million_tokens
+    cw.costs.api.setValue(0.6)
+    cw.costs.electricity.setValue(0.34)
+    k = cw.store.setup.costs
+    assert k.api_usd_per_million == pytest.approx(0.6) and k.electricity_usd_per_kwh == pytest.approx(0.34)
+    row = cw.store.snapshot.comparison.rows[last]
+    assert row.usd_per_million_tokens == pytest.approx(2 * before, rel=0.01)  # from 0.17 (the default) to 0.34
+    assert cw.table.item(last, col_even).text() == table_cells(row, 10)["break_even"] != "—"
+    assert cw.table.item(last, col_cost).text().startswith("$")
+    assert "J per token" in cw.table.item(last, col_cost).toolTip()
+    assert "tokens of context" in cw.table.item(last, col_streams).toolTip()
+    assert row.max_streams is not None and cw.table.item(last, col_streams).text().startswith(f"{row.max_streams:,}")

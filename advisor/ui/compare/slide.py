@@ -23,7 +23,10 @@ from PySide6.QtWidgets import (
 from advisor.core.curves import AXES
 from advisor.present.compare_text import (
     TABLE_COLUMNS,
+    break_even_row_tip,
     comparison_verdict,
+    cost_row_tip,
+    costs_line,
     csv_rows,
     max_streams_tip,
     published_tip,
@@ -36,7 +39,7 @@ from advisor.ui.compare.state import CompareSnapshot
 from advisor.ui.export import SLIDE_SIZE, paint_widget, save_png, write_export
 
 RIGHT_ALIGNED = {"price_usd", "memory_gb", "bandwidth_gbps", "decode_tok_s", "ttft_s", "max_streams", "tok_s_per_k_usd",
-                 "tok_s_per_w"}
+                 "tok_s_per_w", "cost", "break_even"}
 
 
 def scenario_line(snap: CompareSnapshot, with_model: bool = True) -> str:
@@ -73,16 +76,21 @@ def two_lines(title: str, longer_than: int = 10) -> str:
     return title[:cut] + "\n" + title[cut + 1:]
 
 
-def fill_table(table: QTableWidget, snap: CompareSnapshot, icons: bool = True) -> None:
+# The slide leaves out the columns a reader of a 1920-pixel slide needs least, so the rest fit its width.
+SLIDE_COLUMNS = tuple((k, t) for k, t in TABLE_COLUMNS if k not in ("bandwidth_gbps", "tok_s_per_w"))
+
+
+def fill_table(table: QTableWidget, snap: CompareSnapshot, icons: bool = True,
+               columns: tuple[tuple[str, str], ...] = TABLE_COLUMNS) -> None:
     from advisor.ui.compare.machines import swatch
 
     rows = snap.comparison.rows
-    table.setColumnCount(len(TABLE_COLUMNS))
-    table.setHorizontalHeaderLabels([two_lines(title) for _, title in TABLE_COLUMNS])
+    table.setColumnCount(len(columns))
+    table.setHorizontalHeaderLabels([two_lines(title) for _, title in columns])
     table.setRowCount(len(rows))
     for r, row in enumerate(rows):
         cells = table_cells(row, snap.comparison.threshold_tok_s)
-        for c, (key, _) in enumerate(TABLE_COLUMNS):
+        for c, (key, _) in enumerate(columns):
             item = QTableWidgetItem(cells[key])
             item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEditable)
             if key in RIGHT_ALIGNED:
@@ -95,6 +103,10 @@ def fill_table(table: QTableWidget, snap: CompareSnapshot, icons: bool = True) -
                 item.setToolTip(published_tip(row))
             if key == "max_streams":
                 item.setToolTip(max_streams_tip(row, snap.comparison))
+            if key == "cost":
+                item.setToolTip(cost_row_tip(row, snap.comparison))
+            if key == "break_even":
+                item.setToolTip(break_even_row_tip(row, snap.comparison))
             table.setItem(r, c, item)
 
 
@@ -119,21 +131,24 @@ class SlideWidget(QWidget):
             show_plot(self.plots[axis], snap)
             row.addWidget(self.plots[axis])
         self.table = QTableWidget()
-        self.table.setFont(QFont(theme.FONT, 12))
-        self.table.horizontalHeader().setFont(QFont(theme.FONT, 12, QFont.Weight.Bold))
+        self.table.setFont(QFont(theme.FONT, 11))
+        self.table.horizontalHeader().setFont(QFont(theme.FONT, 11, QFont.Weight.Bold))
         self.table.verticalHeader().hide()
         self.table.setWordWrap(True)
         self.table.setShowGrid(False)
         self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        fill_table(self.table, snap)
+        fill_table(self.table, snap, columns=SLIDE_COLUMNS)
         head = self.table.horizontalHeader()
         for c in range(self.table.columnCount()):
             head.setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
-        head.setSectionResizeMode(len(TABLE_COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
-        note = QLabel(f"{PRICE_NOTE} Roofline estimates: decode ≈ η × bandwidth ÷ bytes read per token; "
+        head.setSectionResizeMode(len(SLIDE_COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
+        head.setMinimumSectionSize(40)
+        note = QLabel(f"{PRICE_NOTE} {costs_line(snap.comparison)}. "
+                      "Roofline estimates: decode ≈ η × bandwidth ÷ bytes read per token; "
                       f"coloured strips: past each machine's offload cliff. LLM speed advisor.")
         note.setFont(QFont(theme.FONT, 11))
+        note.setWordWrap(True)
         note.setStyleSheet(f"color: {theme.FEEL_TEXT}")
         lay = QVBoxLayout(self)
         lay.setContentsMargins(36, 24, 36, 18)

@@ -166,6 +166,6 @@ class CompareStore(QObject):
                 per[axis] = c
             curves[m.label] = per
         self._rows, self._curves = live_rows, live_curves
-        comparison = compare(setup.machines, base, self.models, self.quants, rows=rows)
+        comparison = compare(setup.machines, base, self.models, self.quants, rows=rows, costs=setup.costs)
         colors = self._assign_colors([m.label for m in setup.machines])
         return CompareSnapshot(setup=setup, comparison=comparison, curves=curves, colors=colors)

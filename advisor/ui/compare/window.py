@@ -37,6 +37,7 @@ from advisor.present.compare_text import comparison_verdict
 from advisor.present.figures import PRICE_NOTE
 from advisor.session import Session
 from advisor.ui import export
+from advisor.ui.compare.costs_bar import CostsBar
 from advisor.ui.compare.files import COMPARE_FILTER, CompareFileError, load_setup, save_setup
 from advisor.ui.compare.machines import MachinesPanel
 from advisor.ui.compare.plots import ComparePlot
@@ -148,11 +149,16 @@ class CompareWindow(SavesToFile, QMainWindow):
         self.table.setAlternatingRowColors(True)
         note = QLabel(PRICE_NOTE + " Double-click a price on the left to use your own.")
         note.setStyleSheet("color: #6b6b6b")
+        note.setWordWrap(True)
         lower = QWidget()
         ll = QVBoxLayout(lower)
         ll.setContentsMargins(0, 0, 0, 0)
         ll.addWidget(self.table)
-        ll.addWidget(note)
+        self.costs = CostsBar(self.store)
+        foot = QHBoxLayout()
+        foot.addWidget(note, 1)
+        foot.addWidget(self.costs)
+        ll.addLayout(foot)
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(plot_row)
         split.addWidget(lower)

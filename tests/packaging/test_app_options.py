@@ -31,6 +31,7 @@ def test_export_plot_and_screenshot(qapp, tmp_path: Path) -> None:  # type: igno
     from advisor.app import main
 
     shot, ctx, batch = tmp_path / "window.png", tmp_path / "context.png", tmp_path / "sub" / "batch.png"
+    batch.parent.mkdir()  # an export folder must exist (a missing one is refused, not created)
     assert main(["--screenshot", str(shot), "--export-plot", "context", str(ctx),
                  "--export-plot", "batch", str(batch)]) == 0
     assert png_size(shot) == (1600, 1000)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, StringConstraints
+from pydantic import Field, StringConstraints, model_validator
 
 from advisor.core.base import Frozen
 from advisor.core.hardware import Hardware
@@ -14,6 +14,8 @@ from advisor.core.quant import KVPrecision, Quant
 Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]*$", max_length=80)]
 YearMonth = Annotated[str, StringConstraints(pattern=r"^\d{4}-(0[1-9]|1[0-2])$")]
 Source = Annotated[str, StringConstraints(min_length=3, max_length=2000)]
+PriceKind = Literal["new", "used"]
+Product = Annotated[str, StringConstraints(min_length=2, max_length=80)]
 
 
 class MeasuredPoint(Frozen):
@@ -39,6 +41,13 @@ class HardwareEntry(Hardware):
     price_usd: float | None = Field(None, gt=0, le=10_000_000, description="Typical price, USD")
     price_seen: YearMonth | None = Field(None, description="When that price was seen, YYYY-MM")
     price_estimate: bool = Field(True, description="True unless the price is a list/MSRP figure from a source")
+    price_kind: PriceKind = Field("new", description="Whether price_usd is for a new or a used one")
+    used_price_usd: float | None = Field(None, gt=0, le=10_000_000, description="What a used one sells for, USD")
+    used_price_seen: YearMonth | None = Field(None, description="When that used price was seen, YYYY-MM")
+    used_price_source: Source | None = Field(None, description="Where the used price was seen")
+    products: list[Product] = Field(default_factory=list, max_length=20,
+                                    description="Products this configuration is sold in (Mac mini, MacBook Pro 16, "
+                                                "Framework Desktop…): found by search and shown in tooltips")
     source: Source
     estimates: list[str] = Field(default_factory=list,
                                  description="Field names whose figures are estimates rather than sourced")
@@ -50,6 +59,15 @@ class HardwareEntry(Hardware):
                                                description="Prefill η fitted to the user's own measurements")
     measured_points: list[MeasuredPoint] = Field(default_factory=list, max_length=500,
                                                  description="The measurements the η were fitted to")
+
+    @model_validator(mode="after")
+    def _used_price_dated(self) -> HardwareEntry:
+        if self.used_price_usd is not None:
+            if self.used_price_seen is None:
+                raise ValueError("used_price_usd needs used_price_seen (YYYY-MM)")
+            if self.used_price_source is None and "used_price_usd" not in self.estimates:
+                raise ValueError("used_price_usd needs used_price_source, or 'used_price_usd' under estimates")
+        return self
 
 
 class ModelEntry(ModelArch):

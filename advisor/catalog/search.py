@@ -19,6 +19,7 @@ def _words(text: str) -> list[str]:
 
 def haystack(entry: BaseModel) -> str:
     parts = [str(getattr(entry, f, "") or "") for f in ("id", "name", "vendor", "family", "kind", "format")]
+    parts += [str(p) for p in getattr(entry, "products", None) or ()]  # "mac mini", "framework desktop"
     text = " ".join(parts).lower()
     # "rtx-4090" and "rtx 4090" and "rtx4090" all match: also keep a copy without separators.
     return text + " " + re.sub(r"[^a-z0-9]", "", text)
@@ -35,7 +36,10 @@ def search(entries: Iterable[E], query: str) -> list[E]:
         hay = haystack(e)
         if all(w in hay for w in words):
             name = str(getattr(e, "name", "")).lower()
-            score = 0 if name.startswith(query.lower().strip()) or str(getattr(e, "id", "")).startswith(words[0]) else 1
+            phrase = " ".join(words)
+            product = any(phrase in " ".join(_words(str(p))) for p in getattr(e, "products", None) or ())
+            score = 0 if (name.startswith(query.lower().strip()) or str(getattr(e, "id", "")).startswith(words[0])
+                          or product) else 1
             hits.append((score, n, e))
     # Among equal scores, the shorter name is the closer match ("3090" → RTX 3090 before RTX 3090 Ti);
     # the catalog's own order breaks the remaining ties.

@@ -108,7 +108,7 @@ def _base_scenario(args: argparse.Namespace, catalog: Catalog) -> Scenario:
     return _with_preset(scenario_from_args(ns, catalog), args)
 
 
-def parse_machine(spec: str, catalog: Catalog) -> Machine:
+def parse_machine(spec: str, catalog: Catalog, used: bool = False) -> Machine:
     """'rtx-3090', '2x rtx-3090', '2×rtx-3090' or 'rtx-3090:2'."""
     text = spec.strip()
     count, key = 1, text
@@ -128,7 +128,7 @@ def parse_machine(spec: str, catalog: Catalog) -> Machine:
     if not 1 <= count <= 64:
         raise CliError(f"--hardware: {spec!r}: a set has 1 to 64 devices")
     try:
-        return machine_from_entry(entry, count)
+        return machine_from_entry(entry, count, used=used)
     except ValueError as err:
         raise CliError(f"--hardware: {err}") from None
 
@@ -208,7 +208,7 @@ def cmd_compare(args: argparse.Namespace, catalog: Catalog) -> int:
     overrides = _shared_overrides(args)
     machines: list[Machine] = []
     for spec in specs:
-        m = _apply(parse_machine(spec, catalog), overrides)
+        m = _apply(parse_machine(spec, catalog, used=args.used), overrides)
         label = unique_label(m.label, [x.label for x in machines])
         machines.append(m.model_copy(update={"label": label}))
     models, quants = _pools(catalog)
@@ -269,7 +269,7 @@ def _model_scenario(args: argparse.Namespace, catalog: Catalog, base: Scenario) 
 
 def _catalog(args: argparse.Namespace, catalog: Catalog) -> list[Machine]:
     return catalog_machines(catalog.hardware.values(), () if args.no_sets else (2, 4), args.pc_price,
-                            split=args.set_split)
+                            split=args.set_split, used=args.used)
 
 
 def cmd_budget(args: argparse.Namespace, catalog: Catalog) -> int:
@@ -332,6 +332,8 @@ def _workload_scenario(args: argparse.Namespace) -> Scenario:
 
 
 def _buying_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--used", action="store_true",
+                   help="price machines at their used price where the catalog has one (each price shows its month)")
     p.add_argument("--preset", type=_preset_arg, help=f"workload preset: {', '.join(PRESET_KEYS)} "
                                                       "(explicit workload flags win)")
     p.add_argument("--json", action="store_true", help="print one JSON object")

@@ -18,7 +18,7 @@ from advisor.present.compare_text import (
     row_verdict,
     table_cells,
 )
-from advisor.present.figures import PRICE_NOTE, rate, split_text
+from advisor.present.figures import PRICE_NOTE, price_dated, rate, split_text
 from advisor.present.upgrade_text import KIND_TEXT, fit_text, option_description
 
 
@@ -52,9 +52,8 @@ def comparison_text(c: Comparison, s: Scenario) -> str:
 
 
 def price_text(m: Machine) -> str:
-    if m.price_usd is None:
-        return "—"
-    return f"{'~' if m.price_estimate else ''}${m.price_usd:,.0f}"
+    """'$800 used, 2025-12': the price with its kind and month."""
+    return price_dated(m.price_usd, m.price_estimate, m.price_kind, m.price_seen)
 
 
 def option_line(o: Option, cost_prefix: str = "") -> str:

@@ -16,7 +16,7 @@ from advisor.core.base import Frozen
 from advisor.core.capacity import Capacity, Limit, capacity
 from advisor.core.evaluate import evaluate
 from advisor.core.hardware import HardwareClass
-from advisor.core.machines import Machine, Origin, Split, scenario_on
+from advisor.core.machines import Machine, Origin, PriceKind, Split, scenario_on
 from advisor.core.model import ModelArch
 from advisor.core.published import Published, Setup, machine_record
 from advisor.core.quant import Quant
@@ -55,6 +55,8 @@ class CompareRow(Frozen):
                                      "whole layers, one after another) or tensor (every layer across all)")
     price_usd: float | None
     price_estimate: bool
+    price_kind: PriceKind | None = Field(None, description="New or used; None for a price the person typed")
+    price_seen: str | None = Field(None, description="Month the price was seen, YYYY-MM")
     power_w: float | None
     memory_gb: float | None = Field(description="Fast memory across all devices; None when the size is not given")
     host_gb: float
@@ -128,7 +130,8 @@ def compare_row(machine: Machine, base: Scenario, models: ModelList, quants: Qua
     return CompareRow(
         label=machine.label, catalog_id=machine.catalog_id, origin=machine.origin, kind=hw.kind, devices=hw.devices,
         split=hw.split,
-        price_usd=machine.price_usd, price_estimate=machine.price_estimate, power_w=machine.power_w,
+        price_usd=machine.price_usd, price_estimate=machine.price_estimate, price_kind=machine.price_kind,
+        price_seen=machine.price_seen, power_w=machine.power_w,
         memory_gb=hw.fast_capacity_gb if hw.memory_known else None, host_gb=hw.host_capacity_gb,
         bandwidth_gbps=hw.fast_bandwidth_gbps,
         runs=r.runs, fits=r.fits, interactive=r.interactive, decode_tok_s=d, ttft_s=r.ttft_s,

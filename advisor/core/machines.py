@@ -26,6 +26,7 @@ COMPARE_SCHEMA_VERSION = 1
 
 Origin = Literal["catalog", "set", "current", "edited"]
 Split = Literal["tensor", "layer"]
+PriceKind = Literal["new", "used"]
 DEFAULT_SPLIT: Split = "layer"  # llama.cpp's default (-sm layer), and the main window's
 # The PC around discrete GPUs when ranking them against whole machines (Macs, mini PCs): a desktop with a
 # current 8-core CPU, board, 64 GB DDR5, 1000 W PSU, case and SSD. An estimate, shown and editable.
@@ -43,6 +44,8 @@ class Machine(Frozen):
     hardware: Hardware
     price_usd: float | None = Field(None, gt=0, le=100_000_000)
     price_estimate: bool = True
+    price_kind: PriceKind | None = Field(None, description="New or used; None for a price the person typed")
+    price_seen: str | None = Field(None, pattern=r"^\d{4}-(0[1-9]|1[0-2])$", description="Month the price was seen")
     power_w: float | None = Field(None, gt=0, le=10_000_000)
     catalog_id: str | None = Field(None, max_length=80)
     origin: Origin = "catalog"
@@ -76,23 +79,34 @@ def plain_hardware(entry: Hardware) -> Hardware:
     return Hardware.model_validate(entry.model_dump(include=set(Hardware.model_fields)))
 
 
+def has_used_price(entry: Hardware) -> bool:
+    return getattr(entry, "used_price_usd", None) is not None
+
+
 def machine_from_entry(entry: Hardware, count: int = 1, split: Split = DEFAULT_SPLIT,
-                       label: str | None = None, origin: Origin | None = None) -> Machine:
+                       label: str | None = None, origin: Origin | None = None, used: bool = False) -> Machine:
     """A catalog entry as a machine; count > 1 makes a multi-GPU set (layer split, as llama.cpp does,
-    unless `split` says tensor), priced and powered per card."""
+    unless `split` says tensor), priced and powered per card. `used` takes the entry's used price
+    where it has one (its new price otherwise)."""
     if count < 1:
         raise ValueError("count must be at least 1")
     if count > 1 and entry.kind is not HardwareClass.DISCRETE_GPU:
         raise ValueError(f"{entry.name}: multi-device sets are for discrete GPUs")
     price = getattr(entry, "price_usd", None)
+    kind: PriceKind | None = getattr(entry, "price_kind", "new") if price else None
+    seen = getattr(entry, "price_seen", None) if price else None
+    estimate = bool(getattr(entry, "price_estimate", True))
+    if used and has_used_price(entry):
+        price, kind, seen = getattr(entry, "used_price_usd", None), "used", getattr(entry, "used_price_seen", None)
+        estimate = "used_price_usd" in (getattr(entry, "estimates", None) or ())
     power = getattr(entry, "power_w", None)
     name = set_label(entry.name, count)
     hw = plain_hardware(entry)
     if count > 1:
         hw = Hardware.model_validate({**hw.model_dump(), "devices": count, "split": split, "name": name})
     return Machine(label=label or name, hardware=hw,
-                   price_usd=price * count if price else None,
-                   price_estimate=bool(getattr(entry, "price_estimate", True)),
+                   price_usd=price * count if price else None, price_estimate=estimate,
+                   price_kind=kind, price_seen=seen,
                    power_w=power * count if power else None,
                    catalog_id=getattr(entry, "id", None),
                    origin=origin or ("set" if count > 1 else "catalog"))
@@ -119,16 +133,17 @@ def with_devices(machine: Machine, count: int, split: Split | None = None) -> Ma
 
 
 def catalog_machines(entries: Iterable[Hardware], set_sizes: Sequence[int] = SET_SIZES,
-                     pc_price_usd: float = 0.0, split: Split = DEFAULT_SPLIT) -> list[Machine]:
+                     pc_price_usd: float = 0.0, split: Split = DEFAULT_SPLIT, used: bool = False) -> list[Machine]:
     """Every catalog entry, plus 2× and 4× sets (split as `split` says) of each desktop or datacenter
-    GPU. `pc_price_usd` adds the PC around discrete GPUs (their catalog price is the card alone)."""
+    GPU. `pc_price_usd` adds the PC around discrete GPUs (their catalog price is the card alone);
+    `used` prices each at its used price where it has one."""
     out: list[Machine] = []
     for e in entries:
         counts = [1]
         if e.kind is HardwareClass.DISCRETE_GPU and "laptop" not in e.name.lower():
             counts += list(set_sizes)
         for n in counts:
-            m = machine_from_entry(e, n, split)
+            m = machine_from_entry(e, n, split, used=used)
             if pc_price_usd and e.kind is HardwareClass.DISCRETE_GPU and m.price_usd is not None:
                 m = m.model_copy(update={"price_usd": m.price_usd + pc_price_usd})
             out.append(m)

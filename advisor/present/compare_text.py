@@ -12,7 +12,7 @@ from advisor.core.fmt import num
 from advisor.core.hardware import HardwareClass
 from advisor.core.published import runs_text
 from advisor.present.data import insert_after
-from advisor.present.figures import and_list, gb, named, price_text, rate, split_text
+from advisor.present.figures import and_list, gb, named, price_dated, rate, split_text
 from advisor.present.serving_text import (
     break_even_cell,
     break_even_tip,
@@ -154,7 +154,8 @@ def table_cells(row: CompareRow, threshold: float) -> dict[str, str]:
         memory = gb(row.memory_gb) + (f" + {gb(row.host_gb)} RAM" if row.host_gb else "")
     return {
         "machine": row.label, "split": split_text(row.devices, row.split) or "—",
-        "price_usd": price_text(row.price_usd, row.price_estimate), "memory_gb": memory,
+        "price_usd": price_dated(row.price_usd, row.price_estimate, row.price_kind, row.price_seen),
+        "memory_gb": memory,
         "bandwidth_gbps": f"{row.bandwidth_gbps:,.0f}", "decode_tok_s": opt(row.decode_tok_s),
         "ttft_s": opt(row.ttft_s), "max_streams": streams_cell(row.max_streams, row.streams_limit,
                                                                row.requests_per_hour),
@@ -220,7 +221,8 @@ def csv_rows(c: Comparison) -> list[dict[str, Any]]:
         big = r.largest
         out.append({
             "machine": r.label, "catalog_id": r.catalog_id or "", "devices": r.devices, "split": r.split,
-            "price_usd": r.price_usd, "price_estimate": r.price_estimate, "power_w": r.power_w,
+            "price_usd": r.price_usd, "price_estimate": r.price_estimate, "price_kind": r.price_kind or "",
+            "price_seen": r.price_seen or "", "power_w": r.power_w,
             "memory_gb": r.memory_gb, "host_gb": r.host_gb, "bandwidth_gbps": r.bandwidth_gbps,
             "model": c.model_name, "quant": c.quant_name, "context": c.context, "prompt_tokens": c.prompt_tokens,
             "streams": c.streams, "runs": r.runs, "fits": r.fits, "interactive": r.interactive,

@@ -47,6 +47,41 @@ def price_text(price_usd: float | None, estimate: bool) -> str:
     return f"{'~' if estimate else ''}${price_usd:,.0f}"
 
 
+def price_dated(price_usd: float | None, estimate: bool, kind: str | None, seen: str | None) -> str:
+    """'$800 used, 2025-12', '$1,499 new, 2020-09', '~$4,999 new, 2024-10'; a typed price alone."""
+    text = price_text(price_usd, estimate)
+    if price_usd is None or (kind is None and seen is None):
+        return text
+    return f"{text} {', '.join(x for x in (kind, seen) if x)}"
+
+
+def price_tip(price_usd: float | None, estimate: bool, kind: str | None, seen: str | None) -> str:
+    """The price cell's longer reading."""
+    if price_usd is None:
+        return "No price known: double-click the price on the left to give one"
+    if kind is None and seen is None:
+        return f"${price_usd:,.0f}: your price"
+    what = "a used one" if kind == "used" else "new"
+    when = f", seen {seen}" if seen else ""
+    return f"${price_usd:,.0f} {what}{when}{' (an estimate)' if estimate else ''}"
+
+
+def catalog_prices(price_usd: float | None, estimate: bool, kind: str | None, seen: str | None,
+                   used_usd: float | None, used_seen: str | None, products: Sequence[str]) -> str:
+    """A catalog entry's products and prices with their months, for its tooltip:
+    'Sold as: Mac Studio, MacBook Pro 16\nNew ~$2,599 (2022-03); used $1,799 (2022-06)'."""
+    lines = [f"Sold as: {', '.join(products)}"] if products else []
+    prices = []
+    if price_usd:
+        when = f" ({seen})" if seen else ""
+        prices.append(f"{(kind or 'new').capitalize()} {price_text(price_usd, estimate)}{when}")
+    if used_usd:
+        prices.append(f"used ${used_usd:,.0f}" + (f" ({used_seen})" if used_seen else ""))
+    if prices:
+        lines.append("; ".join(prices))
+    return "\n".join(lines)
+
+
 def and_list(items: Sequence[str]) -> str:
     """'a', 'a and b', 'a, b and c'."""
     items = list(items)

@@ -295,3 +295,24 @@ def test_costs_bar_drives_cost_and_break_even_columns(qtbot, cw: CompareWindow) 
     assert "J per token" in cw.table.item(last, col_cost).toolTip()
     assert "tokens of context" in cw.table.item(last, col_streams).toolTip()
     assert row.max_streams is not None and cw.table.item(last, col_streams).text().startswith(f"{row.max_streams:,}")
+
+
+def test_used_price_offered_where_the_catalog_has_one(qtbot, cw: CompareWindow) -> None:  # type: ignore[no-untyped-def]
+    panel = cw.machines
+    panel._picked("rtx-5090")
+    assert not panel.used.isEnabled()  # no used price in the catalog
+    panel._picked("rtx-3090")
+    assert panel.used.isEnabled()
+    panel.used.setCurrentIndex(panel.used.findData(True))
+    assert panel.add_entry("rtx-3090")
+    m = cw.store.setup.machines[-1]
+    entry = cw.store.catalog.hardware["rtx-3090"]
+    assert (m.price_usd, m.price_kind, m.price_seen) == (entry.used_price_usd, "used", entry.used_price_seen)
+    col = [k for k, _ in TABLE_COLUMNS].index("price_usd")
+    row = len(cw.store.setup.machines) - 1
+    assert cw.table.item(row, col).text().endswith(f"used, {entry.used_price_seen}")
+    from advisor.ui.compare.machines import compare_tooltip
+
+    mac = cw.store.catalog.hardware["m2-ultra-60c-64gb"]
+    tip = compare_tooltip(mac)
+    assert "Sold as: Mac Studio" in tip and str(mac.price_seen) in tip and str(mac.used_price_seen) in tip

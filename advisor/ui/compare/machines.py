@@ -26,8 +26,8 @@ from PySide6.QtWidgets import (
 
 from advisor.core.fmt import num
 from advisor.core.hardware import HARDWARE_CLASS_LABELS, Hardware, HardwareClass
-from advisor.core.machines import MAX_MACHINES, Machine, machine_from_entry
-from advisor.present.figures import short_name
+from advisor.core.machines import MAX_MACHINES, Machine, has_used_price, machine_from_entry
+from advisor.present.figures import catalog_prices, price_text, price_tip, short_name
 from advisor.ui.compare.state import CompareSnapshot, CompareStore
 from advisor.ui.fields import read_value, show_value, spin_for
 from advisor.ui.panels.catalog_list import CatalogList
@@ -43,6 +43,16 @@ def swatch(color: str, size: int = 14) -> QIcon:
     pix = QPixmap(size, size)
     pix.fill(QColor(color))
     return QIcon(pix)
+
+
+def compare_tooltip(e: Hardware) -> str:
+    """The main window's entry tooltip, with the products the entry is sold as and its dated prices."""
+    extra = catalog_prices(getattr(e, "price_usd", None), bool(getattr(e, "price_estimate", True)),
+                           getattr(e, "price_kind", None), getattr(e, "price_seen", None),
+                           getattr(e, "used_price_usd", None), getattr(e, "used_price_seen", None),
+                           getattr(e, "products", None) or [])
+    base = hardware_tooltip(e)  # type: ignore[arg-type]
+    return f"{base}\n{extra}" if extra else base
 
 
 def catalog_row(e: Hardware) -> list[str]:
@@ -99,7 +109,8 @@ class EditMachineDialog(QDialog):
             label = f"{label} (edited)"
         price = self.price.value() or None
         return self.machine.model_copy(update={"hardware": hw, "label": label, "origin": "edited",
-                                               "price_usd": price, "price_estimate": True})
+                                               "price_usd": price, "price_estimate": True,
+                                               "price_kind": None, "price_seen": None})
 
 
 class MachinesPanel(QWidget):
@@ -111,7 +122,7 @@ class MachinesPanel(QWidget):
         order = list(HARDWARE_CLASS_LABELS)
         self.list = CatalogList("Search hardware: 3090, m4 max, strix…", ["Hardware", "Memory", "Bandwidth", "Price"],
                                 group=lambda e: HARDWARE_CLASS_LABELS[e.kind], row=catalog_row,
-                                tooltip=hardware_tooltip)
+                                tooltip=compare_tooltip)
         self.list.set_entries(sorted(store.catalog.hardware.values(),
                                      key=lambda e: (order.index(e.kind), -e.bandwidth_gbps)))
         head = self.list.tree.header()
@@ -125,6 +136,12 @@ class MachinesPanel(QWidget):
         self.count.setToolTip("How many of this GPU (layer split, as llama.cpp does; Edit for tensor split): "
                               "2 makes a 2× set, priced per card")
         self.count.setAccessibleName("Number of GPUs")
+        self.used = QComboBox()
+        self.used.addItem("new price", False)
+        self.used.addItem("used price", True)
+        self.used.setToolTip("Price the machine new, or at its used price where the catalog has one "
+                             "(each price shows its month)")
+        self.used.setEnabled(False)
         self.add_button = QPushButton("Add")
         self.add_button.setToolTip("Add the selected machine to the comparison "
                                    "(Enter in the search box adds the first match)")
@@ -153,6 +170,7 @@ class MachinesPanel(QWidget):
         add_row = QHBoxLayout()
         add_row.addWidget(QLabel("Count"))
         add_row.addWidget(self.count)
+        add_row.addWidget(self.used)
         add_row.addStretch(1)
         add_row.addWidget(self.add_button)
         pick = QGroupBox("Add machines")
@@ -189,6 +207,7 @@ class MachinesPanel(QWidget):
         self.selected_id = hid
         entry = self.store.catalog.hardware[hid]
         discrete = entry.kind is HardwareClass.DISCRETE_GPU
+        self.used.setEnabled(has_used_price(entry))
         self.count.setEnabled(discrete)
         if not discrete:
             self.count.setValue(1)
@@ -204,7 +223,7 @@ class MachinesPanel(QWidget):
     def add_entry(self, hid: str, count: int = 1) -> bool:
         entry = self.store.catalog.hardware[hid]
         try:
-            machine = machine_from_entry(entry, count)
+            machine = machine_from_entry(entry, count, used=bool(self.used.currentData()) and has_used_price(entry))
         except ValueError as err:
             self.store.rejected.emit(str(err))
             return False
@@ -283,8 +302,8 @@ class MachinesPanel(QWidget):
                 name.setFlags(name.flags() & ~Qt.ItemFlag.ItemIsEditable)
                 name.setToolTip(f"{m.label}: {num(m.hardware.fast_capacity_gb)} GB at "
                                 f"{num(m.hardware.fast_bandwidth_gbps)} GB/s ({m.origin})")
-                price = "—" if m.price_usd is None else f"{'~' if m.price_estimate else ''}${m.price_usd:,.0f}"
-                cost = QTableWidgetItem(price)
+                cost = QTableWidgetItem(price_text(m.price_usd, m.price_estimate))
+                cost.setToolTip(price_tip(m.price_usd, m.price_estimate, m.price_kind, m.price_seen))
                 cost.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.table.setItem(r, 0, name)
                 self.table.setItem(r, 1, cost)

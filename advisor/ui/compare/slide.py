@@ -32,7 +32,7 @@ from advisor.present.compare_text import (
     published_tip,
     table_cells,
 )
-from advisor.present.figures import PRICE_NOTE, rate
+from advisor.present.figures import PRICE_NOTE, price_tip, rate
 from advisor.ui import theme
 from advisor.ui.compare.plots import ComparePlot, legend_html
 from advisor.ui.compare.state import CompareSnapshot
@@ -103,6 +103,8 @@ def fill_table(table: QTableWidget, snap: CompareSnapshot, icons: bool = True,
                 item.setToolTip(published_tip(row))
             if key == "max_streams":
                 item.setToolTip(max_streams_tip(row, snap.comparison))
+            if key == "price_usd":
+                item.setToolTip(price_tip(row.price_usd, row.price_estimate, row.price_kind, row.price_seen))
             if key == "cost":
                 item.setToolTip(cost_row_tip(row, snap.comparison))
             if key == "break_even":

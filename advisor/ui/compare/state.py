@@ -125,7 +125,8 @@ class CompareStore(QObject):
 
     def set_price(self, label: str, price: float | None) -> bool:
         machine = self.machine(label)
-        return self.replace_machine(label, machine.model_copy(update={"price_usd": price, "price_estimate": True}))
+        return self.replace_machine(label, machine.model_copy(update={"price_usd": price, "price_estimate": True,
+                                                                         "price_kind": None, "price_seen": None}))
 
     def machine(self, label: str) -> Machine:
         return next(m for m in self.setup.machines if m.label == label)

@@ -27,7 +27,8 @@ from advisor.core.budget_model import ModelBudget, rank_for_model
 from advisor.core.fmt import num
 from advisor.core.machines import Machine, catalog_machines
 from advisor.present.budget_text import budget_reason, fit_reason
-from advisor.present.figures import PRICE_NOTE, price_text, rate, split_text
+from advisor.present.figures import PRICE_NOTE, price_dated, rate, split_text
+from advisor.present.figures import price_tip as dated_tip
 from advisor.ui.compare.state import CompareSnapshot, CompareStore
 
 MACHINE_ROLE = Qt.ItemDataRole.UserRole
@@ -36,7 +37,7 @@ MODEL_HEADERS = ["#", "Machine", "Split", "Price", "Fits fast memory", "tok/s", 
 
 
 def price_tip(m: Machine) -> str:
-    return "Price not known" if m.price_usd is None else f"{_price(m)}" + (" (estimate)" if m.price_estimate else "")
+    return dated_tip(m.price_usd, m.price_estimate, m.price_kind, m.price_seen)
 
 
 def _stretch(t: QTableWidget, stretch: int) -> None:
@@ -47,7 +48,7 @@ def _stretch(t: QTableWidget, stretch: int) -> None:
 
 
 def _price(m: Machine) -> str:
-    return price_text(m.price_usd, m.price_estimate)
+    return price_dated(m.price_usd, m.price_estimate, m.price_kind, m.price_seen)
 
 
 def _cell(text: str, machine: Machine | None = None, right: bool = False, tip: str = "") -> QTableWidgetItem:

@@ -175,6 +175,8 @@ def current_machine(s: Scenario, args: argparse.Namespace, catalog: Catalog) -> 
     price = entry.price_usd * hw.devices if entry is not None and entry.price_usd else None
     power = entry.power_w * hw.devices if entry is not None and entry.power_w else None
     return Machine(label=f"your {label}", hardware=hw, price_usd=price, power_w=power,
+                   price_kind=entry.price_kind if price and entry is not None else None,
+                   price_seen=entry.price_seen if price and entry is not None else None,
                    price_estimate=entry.price_estimate if entry else True,
                    catalog_id=entry.id if entry else None, origin="current")
 

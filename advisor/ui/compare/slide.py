@@ -77,7 +77,7 @@ def two_lines(title: str, longer_than: int = 10) -> str:
 
 
 # The slide leaves out the columns a reader of a 1920-pixel slide needs least, so the rest fit its width.
-SLIDE_COLUMNS = tuple((k, t) for k, t in TABLE_COLUMNS if k not in ("bandwidth_gbps", "tok_s_per_w"))
+SLIDE_COLUMNS = tuple((k, t) for k, t in TABLE_COLUMNS if k not in ("bandwidth_gbps", "tok_s_per_w", "tok_s_per_k_usd"))
 
 
 def fill_table(table: QTableWidget, snap: CompareSnapshot, icons: bool = True,

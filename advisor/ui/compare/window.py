@@ -65,6 +65,8 @@ def current_machine(catalog: Catalog, session: Session) -> Machine:
     price = entry.price_usd * hw.devices if entry is not None and entry.price_usd and not edited else None
     power = entry.power_w * hw.devices if entry is not None and entry.power_w else None
     return Machine(label=label, hardware=hw, price_usd=price, power_w=power,
+                   price_kind=entry.price_kind if price and entry is not None else None,
+                   price_seen=entry.price_seen if price and entry is not None else None,
                    price_estimate=entry.price_estimate if entry is not None else True,
                    catalog_id=entry.id if entry is not None else None, origin="current")
 

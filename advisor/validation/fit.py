@@ -12,6 +12,7 @@ least_squares.py holds the optimizer and the robust loss."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -38,8 +39,21 @@ from advisor.validation.fit_params import (
 )
 from advisor.validation.least_squares import levenberg_marquardt, soft_l1
 from advisor.validation.predict import case_inputs, measured_quantity
+from advisor.validation.sources import source_of
 
 PRIOR_WEIGHT = 0.02  # pull of each parameter toward its default, in transformed units
+# Each row's weight is its source's row count to this power (then scaled to a mean of 1): one source's
+# hundred runs of the same build and method must not outvote ten sources of a few runs each, so a term
+# the data sets is set by many sources, not by the largest (0: every row alike; 1: every source alike).
+SOURCE_WEIGHT_POWER = -0.5
+
+
+def source_weights(cases: Sequence[Case]) -> NDArray[np.float64]:
+    """Per row, the weight of its residual in the fit (see SOURCE_WEIGHT_POWER)."""
+    srcs = [source_of(c.row.source_url) for c in cases]
+    counts = Counter(srcs)
+    w = np.array([counts[s] ** SOURCE_WEIGHT_POWER for s in srcs], dtype=float)
+    return w / w.mean() if w.size else w
 BAND_QUANTILES = (10.0, 90.0)
 BAND_MIN_ROWS = 30
 
@@ -93,6 +107,7 @@ def _fit_part(cases: Sequence[Case], measured: NDArray[np.float64], base_inputs:
     if not params or not cases:
         return base, 0.0
     log_meas = np.log(measured)
+    weight = np.sqrt(source_weights(cases))
     x0 = np.array([p.start() for p in params])
     rows_prior = np.array([p.prior_rows for p in params])
     pseudo = rows_prior > 0
@@ -103,7 +118,7 @@ def _fit_part(cases: Sequence[Case], measured: NDArray[np.float64], base_inputs:
         # a weak pull toward the defaults; parameters with prior_rows are pulled like that many rows
         # measured at the default (for a factor, x is its log, the same units as a row's residual)
         pull = np.where(pseudo, np.sqrt(rows_prior) * soft_l1(x - x0), PRIOR_WEIGHT * (x - x0))
-        return np.concatenate([soft_l1(r), pull])
+        return np.concatenate([weight * soft_l1(r), pull])
 
     x, cost = levenberg_marquardt(residuals, x0)
     return apply_params(base, params, x), cost

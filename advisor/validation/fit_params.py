@@ -45,6 +45,7 @@ from advisor.core.hardware import HardwareClass
 from advisor.core.inputs import backend_in_use
 from advisor.core.terms import CURRENT_ERA, Backend, BackendTerms, BuildEra, Engine, MachineTerms
 from advisor.validation.cases import Case
+from advisor.validation.sources import source_of
 
 MIN_ROWS = 8  # rows a group needs before it gets terms of its own
 BACKEND_PRIOR_ROWS = 4.0  # pseudo-rows at factor 1.0 behind every backend factor (shrinkage)
@@ -156,9 +157,24 @@ def catalog_chip(c: Case) -> str | None:
     return key if key in catalog_chips() else None
 
 
+# A chip's or an era's own factor is freed only where its rows come from at least this many independent
+# sources (advisor.validation.sources): with one, the factor would learn that source's build and method,
+# not the chip; the chip then takes its architecture's factor, and an era the current one's t₀.
+MIN_FACTOR_SOURCES = 2
+
+
+def _sources_by(rows: Sequence[Case], key: Callable[[Case], str | None]) -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {}
+    for c in rows:
+        if (k := key(c)) is not None:
+            found.setdefault(k, set()).add(source_of(c.row.source_url))
+    return found
+
+
 def machine_params(rows: Sequence[Case]) -> list[Param]:
-    """One factor on η per catalog machine the rows ran on, shrunk toward 1."""
-    seen = sorted({k for c in rows if (k := catalog_chip(c)) is not None})
+    """One factor on η per catalog machine the rows ran on, from at least MIN_FACTOR_SOURCES sources,
+    shrunk toward 1."""
+    seen = sorted(k for k, srcs in _sources_by(rows, catalog_chip).items() if len(srcs) >= MIN_FACTOR_SOURCES)
     return [Param(f"machine_eta[{k}]", "machine", (), "positive", 1.0, 0.3, 2.0,
                   prior_rows=MACHINE_PRIOR_ROWS, machine=k) for k in seen]
 
@@ -173,8 +189,12 @@ def generation_params(rows: Sequence[Case]) -> list[Param]:
 def era_params(rows: Sequence[Case]) -> list[Param]:
     """One factor on t₀ per build era the llama.cpp rows come from (the current era excepted), shrunk
     toward 1."""
-    seen = sorted({e for c in rows if c.engine is Engine.LLAMA_CPP and (e := c.era) is not None
-                   and e is not CURRENT_ERA}, key=list(BuildEra).index)
+    def era_of(c: Case) -> str | None:
+        return c.era.value if c.engine is Engine.LLAMA_CPP and c.era is not None and c.era is not CURRENT_ERA \
+            else None
+
+    seen = sorted((BuildEra(e) for e, srcs in _sources_by(rows, era_of).items() if len(srcs) >= MIN_FACTOR_SOURCES),
+                  key=list(BuildEra).index)
     return [Param(f"era_token[{e.value}]", "era_token", (), "positive", 1.0, 0.2, 5.0,
                   prior_rows=ERA_PRIOR_ROWS, era=e) for e in seen]
 

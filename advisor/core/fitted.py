@@ -20,76 +20,60 @@ from advisor.core.terms import (
 
 FITTED_TERMS: dict[tuple[HardwareClass, Engine], ClassTerms] = {
     (HardwareClass.DISCRETE_GPU, Engine.LLAMA_CPP): ClassTerms(
-        DecodeTerms(eta=0.841, token_ms=1.64, kv_factor=1.14,
-                    dequant_flop=2.94, stream_ms=0.0,
-                    band=(0.789, 1.139)),
-        PrefillTerms(eta=0.88, quant_factor=0.793, attn_factor=0.578, moe_factor=0.311),
+        DecodeTerms(eta=0.812, token_ms=1.37, kv_factor=1.05,
+                    dequant_flop=3.29, stream_ms=0.0,
+                    band=(0.786, 1.223)),
+        PrefillTerms(eta=0.869, quant_factor=0.778, attn_factor=0.274, moe_factor=0.294),
         fitted=True, rows=147),
     (HardwareClass.UNIFIED, Engine.LLAMA_CPP): ClassTerms(
-        DecodeTerms(eta=0.866, token_ms=2.69, kv_factor=1.36,
-                    dequant_flop=4.57, stream_ms=0.618,
-                    band=(0.804, 1.189)),
-        PrefillTerms(eta=0.587, quant_factor=0.824, attn_factor=1.43, moe_factor=0.311),
+        DecodeTerms(eta=0.891, token_ms=2.69, kv_factor=1.33,
+                    dequant_flop=4.64, stream_ms=0.641,
+                    band=(0.809, 1.206)),
+        PrefillTerms(eta=0.606, quant_factor=0.859, attn_factor=1.77, moe_factor=0.294),
         fitted=True, rows=121),
     (HardwareClass.UNIFIED, Engine.MLX): ClassTerms(
-        DecodeTerms(eta=0.983, token_ms=0.274, kv_factor=1.36,
-                    dequant_flop=4.57, stream_ms=0.618,
-                    band=(0.819, 1.187)),
+        DecodeTerms(eta=0.988, token_ms=0.207, kv_factor=1.33,
+                    dequant_flop=4.64, stream_ms=0.641,
+                    band=(0.822, 1.204)),
         PrefillTerms(eta=0.55, quant_factor=1.0, attn_factor=1.0, moe_factor=1.0),
         fitted=True, rows=10),
 }
 FITTED_HOST_ETA = 0.6
-FITTED_EXPERT_SPREAD = 0.727
-FITTED_UNFUSED_ATTN_ETA = 0.0149
-FITTED_MOE_TOKEN = 1.95
+FITTED_EXPERT_SPREAD = 0.724
+FITTED_UNFUSED_ATTN_ETA = 0.0103
+FITTED_MOE_TOKEN = 2.18
 FITTED_ERA_TOKEN: dict[BuildEra, float] = {
-    BuildEra.BEFORE_2024_05: 1.66,
-    BuildEra.MAY_TO_DEC_2024: 1.44,
+    BuildEra.BEFORE_2024_05: 1.67,
+    BuildEra.MAY_TO_DEC_2024: 1.63,
 }
 FITTED_BACKENDS: dict[Backend, BackendTerms] = {
-    Backend.METAL: BackendTerms(decode=0.98, prefill=1.27, rows=91),
-    Backend.ROCM: BackendTerms(decode=0.878, prefill=0.914, rows=20),
-    Backend.SYCL: BackendTerms(decode=1.01, prefill=1.0, rows=3),
-    Backend.VULKAN: BackendTerms(decode=0.949, prefill=0.599, rows=93),
+    Backend.METAL: BackendTerms(decode=0.986, prefill=1.25, rows=91),
+    Backend.ROCM: BackendTerms(decode=0.841, prefill=0.853, rows=20),
+    Backend.SYCL: BackendTerms(decode=1.02, prefill=1.0, rows=3),
+    Backend.VULKAN: BackendTerms(decode=0.925, prefill=0.577, rows=93),
 }
 FITTED_MACHINES: dict[str, MachineTerms] = {
-    "AMD Radeon RX 7900 XT @ 800 GB/s": MachineTerms(decode=0.999, rows=19),
-    "AMD Radeon RX 7900 XTX @ 960 GB/s": MachineTerms(decode=0.99, rows=1),
-    "AMD Radeon RX 9070 XT @ 640 GB/s": MachineTerms(decode=1.07, rows=3),
-    "AMD Ryzen AI Max+ 395 (Strix Halo) @ 256 GB/s": MachineTerms(decode=0.994, rows=24),
-    "Apple M1 Max (32-core GPU) @ 400 GB/s": MachineTerms(decode=0.954, rows=8),
-    "Apple M1 Pro (16-core GPU) @ 200 GB/s": MachineTerms(decode=1.02, rows=2),
-    "Apple M1 Ultra (64-core GPU) @ 800 GB/s": MachineTerms(decode=0.998, rows=1),
-    "Apple M2 Ultra (76-core GPU) @ 800 GB/s": MachineTerms(decode=1.0, rows=12),
-    "Apple M3 Max (40-core GPU) @ 400 GB/s": MachineTerms(decode=1.04, rows=8),
-    "Apple M3 Ultra (80-core GPU) @ 819 GB/s": MachineTerms(decode=1.0, rows=1),
-    "Apple M4 Max (40-core GPU) @ 546 GB/s": MachineTerms(decode=1.0, rows=4),
-    "Apple M4 Pro (20-core GPU) @ 273 GB/s": MachineTerms(decode=1.0, rows=7),
-    "Intel Arc A770 @ 560 GB/s": MachineTerms(decode=0.564, rows=9),
-    "Intel Arc B580 @ 456 GB/s": MachineTerms(decode=0.972, rows=1),
-    "NVIDIA DGX Spark (GB10) @ 273 GB/s": MachineTerms(decode=1.03, rows=45),
-    "NVIDIA GeForce RTX 3060 @ 360 GB/s": MachineTerms(decode=1.01, rows=1),
-    "NVIDIA GeForce RTX 3080 @ 760 GB/s": MachineTerms(decode=1.05, rows=4),
-    "NVIDIA GeForce RTX 3090 @ 936 GB/s": MachineTerms(decode=0.992, rows=28),
-    "NVIDIA GeForce RTX 4090 @ 1008 GB/s": MachineTerms(decode=1.02, rows=44),
-    "NVIDIA GeForce RTX 5090 @ 1792 GB/s": MachineTerms(decode=0.996, rows=5),
-    "NVIDIA RTX PRO 6000 Blackwell Workstation Edition @ 1792 GB/s": MachineTerms(decode=1.03, rows=5),
+    "AMD Ryzen AI Max+ 395 (Strix Halo) @ 256 GB/s": MachineTerms(decode=0.991, rows=24),
+    "NVIDIA GeForce RTX 3090 @ 936 GB/s": MachineTerms(decode=0.969, rows=28),
+    "NVIDIA GeForce RTX 4090 @ 1008 GB/s": MachineTerms(decode=1.05, rows=44),
+    "NVIDIA GeForce RTX 5090 @ 1792 GB/s": MachineTerms(decode=0.977, rows=5),
+    "NVIDIA RTX PRO 6000 Blackwell Workstation Edition @ 1792 GB/s": MachineTerms(decode=1.06, rows=5),
 }
 FITTED_GENERATIONS: dict[str, MachineTerms] = {
-    "AMD RDNA 2": MachineTerms(decode=1.0, rows=1),
-    "AMD RDNA 3": MachineTerms(decode=1.0, rows=46),
-    "AMD RDNA 4": MachineTerms(decode=1.07, rows=3),
-    "Apple M1": MachineTerms(decode=0.958, rows=13),
-    "Apple M2": MachineTerms(decode=0.977, rows=28),
-    "Apple M3": MachineTerms(decode=1.06, rows=10),
-    "Apple M4": MachineTerms(decode=1.01, rows=11),
-    "Intel Alchemist": MachineTerms(decode=0.564, rows=9),
-    "Intel Battlemage": MachineTerms(decode=0.972, rows=1),
+    "AMD RDNA 2": MachineTerms(decode=1.03, rows=1),
+    "AMD RDNA 3": MachineTerms(decode=1.03, rows=46),
+    "AMD RDNA 4": MachineTerms(decode=1.22, rows=3),
+    "Apple M1": MachineTerms(decode=0.954, rows=13),
+    "Apple M2": MachineTerms(decode=0.981, rows=28),
+    "Apple M3": MachineTerms(decode=1.1, rows=10),
+    "Apple M4": MachineTerms(decode=1.0, rows=11),
+    "Intel Alchemist": MachineTerms(decode=0.322, rows=9),
+    "Intel Battlemage": MachineTerms(decode=0.844, rows=1),
     "NVIDIA Ada": MachineTerms(decode=1.08, rows=48),
-    "NVIDIA Ampere": MachineTerms(decode=1.03, rows=37),
-    "NVIDIA Blackwell": MachineTerms(decode=1.05, rows=55),
-    "NVIDIA Pascal": MachineTerms(decode=1.0, rows=2),
-    "NVIDIA Turing": MachineTerms(decode=0.979, rows=14),
+    "NVIDIA Ampere": MachineTerms(decode=1.02, rows=37),
+    "NVIDIA Blackwell": MachineTerms(decode=1.06, rows=55),
+    "NVIDIA Pascal": MachineTerms(decode=1.01, rows=2),
+    "NVIDIA Turing": MachineTerms(decode=0.945, rows=14),
 }
 FITTED_NOTES: tuple[str, ...] = (
     "fitted on 281 decode + 182 prefill rows, the training part of the 658 usable measurements "

@@ -20,12 +20,14 @@ def test_ruff_clean() -> None:
     assert run.returncode == 0, run.stdout[-3000:]
 
 
+@pytest.mark.slow  # 20-45 s from a fresh checkout (no mypy cache)
 def test_mypy_clean() -> None:
     pytest.importorskip("mypy")
     run = subprocess.run([sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True, text=True)
     assert run.returncode == 0, run.stdout[-3000:]
 
 
+@pytest.mark.slow  # 20-45 s from a fresh checkout (no mypy cache)
 def test_core_is_mypy_strict() -> None:
     pytest.importorskip("mypy")
     run = subprocess.run([sys.executable, "-m", "mypy", "--strict", "advisor/core"], cwd=ROOT, capture_output=True,

@@ -261,7 +261,9 @@ def scenario_from_args(args: argparse.Namespace, catalog: Catalog) -> Scenario:
     if args.params is not None and args.model is None:
         base["model"].setdefault("name", f"{num(args.params)}B model")
     if args.bits is not None and args.quant is None:
-        base["quant"].setdefault("name", f"{num(args.bits)} bits")
+        # named safely: a value the bits bound refuses (5e-324) must reach that bound, not the name's length
+        bits = num(args.bits) if 0.01 <= abs(args.bits) <= 1e6 else f"{args.bits:g}"
+        base["quant"].setdefault("name", f"{bits} bits")
     if hw is None and args.memory is None:
         base["hardware"]["memory_gb"] = None  # custom hardware of unknown size: the fit is not checked
     clamp_context(base, str(base["model"].get("name") or "the model"))

@@ -25,7 +25,7 @@ class MeasuredPoint(Frozen):
     prompt: int = Field(0, ge=0, le=10_000_000, description="Prompt tokens of a pp test")
     gen: int = Field(0, ge=0, le=10_000_000, description="Generated tokens of a tg test")
     depth: int = Field(0, ge=0, le=100_000_000, description="Tokens already in the KV cache (llama-bench -d)")
-    tok_s: float = Field(gt=0, le=1e9, description="Measured tok/s")
+    tok_s: float = Field(ge=0.001, le=1e9, description="Measured tok/s")
     model_id: str | None = Field(None, max_length=200, description="Catalog model the point was measured with")
     quant_id: str | None = Field(None, max_length=200, description="Catalog quant the point was measured with")
 
@@ -33,16 +33,16 @@ class MeasuredPoint(Frozen):
 class HardwareEntry(Hardware):
     id: Slug
     # a catalog entry always knows its memory (custom hardware may not)
-    memory_gb: float = Field(gt=0, le=100_000, title="Memory", json_schema_extra={"unit": "GB"},
+    memory_gb: float = Field(ge=0.01, le=100_000, title="Memory", json_schema_extra={"unit": "GB"},
                              description=Hardware.model_fields["memory_gb"].description)
     vendor: str = Field(max_length=80)
     year: int | None = Field(None, ge=1990, le=2100, description="Launch year")
-    power_w: float | None = Field(None, gt=0, le=100_000, description="Board power / TDP, W")
-    price_usd: float | None = Field(None, gt=0, le=10_000_000, description="Typical price, USD")
+    power_w: float | None = Field(None, ge=0.1, le=100_000, description="Board power / TDP, W")
+    price_usd: float | None = Field(None, ge=0.01, le=10_000_000, description="Typical price, USD")
     price_seen: YearMonth | None = Field(None, description="When that price was seen, YYYY-MM")
     price_estimate: bool = Field(True, description="True unless the price is a list/MSRP figure from a source")
     price_kind: PriceKind = Field("new", description="Whether price_usd is for a new or a used one")
-    used_price_usd: float | None = Field(None, gt=0, le=10_000_000, description="What a used one sells for, USD")
+    used_price_usd: float | None = Field(None, ge=0.01, le=10_000_000, description="What a used one sells for, USD")
     used_price_seen: YearMonth | None = Field(None, description="When that used price was seen, YYYY-MM")
     used_price_source: Source | None = Field(None, description="Where the used price was seen")
     products: list[Product] = Field(default_factory=list, max_length=20,
@@ -53,9 +53,9 @@ class HardwareEntry(Hardware):
                                  description="Field names whose figures are estimates rather than sourced")
     notes: str = ""
     # The user's own measurements (advisor.measure): picking the entry sets the workload's η to these.
-    measured_eta: float | None = Field(None, gt=0, le=1,
+    measured_eta: float | None = Field(None, ge=0.01, le=1,  # as the workload's η
                                        description="Decode η fitted to the user's own measurements (η × ceiling)")
-    measured_compute_eta: float | None = Field(None, gt=0, le=1,
+    measured_compute_eta: float | None = Field(None, ge=0.01, le=1,
                                                description="Prefill η fitted to the user's own measurements")
     measured_points: list[MeasuredPoint] = Field(default_factory=list, max_length=500,
                                                  description="The measurements the η were fitted to")

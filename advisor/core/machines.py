@@ -42,11 +42,11 @@ class Machine(Frozen):
 
     label: str = Field(min_length=1, max_length=200)
     hardware: Hardware
-    price_usd: float | None = Field(None, gt=0, le=100_000_000)
+    price_usd: float | None = Field(None, ge=0.01, le=100_000_000)  # a cent at least: tok/s per $ stays finite
     price_estimate: bool = True
     price_kind: PriceKind | None = Field(None, description="New or used; None for a price the person typed")
     price_seen: str | None = Field(None, pattern=r"^\d{4}-(0[1-9]|1[0-2])$", description="Month the price was seen")
-    power_w: float | None = Field(None, gt=0, le=10_000_000)
+    power_w: float | None = Field(None, ge=0.1, le=10_000_000)
     catalog_id: str | None = Field(None, max_length=80)
     origin: Origin = "catalog"
 
@@ -177,16 +177,16 @@ class CompareSetup(Frozen):
     model_id: str | None = None
     quant_id: str | None = None
     current: Machine | None = Field(None, description="The user's own machine, for upgrades")
-    budget_usd: float = Field(3000.0, gt=0, le=100_000_000)
+    budget_usd: float = Field(3000.0, ge=1, le=100_000_000)
     include_sets: bool = True
     set_split: Split = Field(DEFAULT_SPLIT, description="How the ranking's 2× and 4× sets share the model")
     budget_by: Literal["model", "largest"] = Field("model", description="Rank the budget by the chosen model "
                                                                           "(fits, then price) or the largest model")
     pc_price_usd: float = Field(DEFAULT_PC_PRICE_USD, ge=0, le=1_000_000,
                                 description="Added to discrete GPUs in the rankings: the PC around them")
-    target_tok_s: float = Field(20.0, gt=0, le=100_000)
-    target_ttft_s: float | None = Field(None, gt=0, le=100_000)
-    take_max_price_usd: float | None = Field(None, gt=0, le=100_000_000, description="What-would-it-take's cap")
+    target_tok_s: float = Field(20.0, ge=0.01, le=100_000)
+    target_ttft_s: float | None = Field(None, ge=0.001, le=100_000)
+    take_max_price_usd: float | None = Field(None, ge=1, le=100_000_000, description="What-would-it-take's cap")
     take_include_sets: bool = True
     take_allow_spill: bool = False
     costs: CostInputs = Field(CostInputs(), description="Electricity, life, utilization and API price for the "

@@ -46,9 +46,9 @@ class Published(Frozen):
     split: Literal["layer", "tensor"] = "layer"  # how several devices shared the model (llama-bench's default)
     model: str = Field(min_length=1, max_length=200)  # as the source names it
     model_id: str | None = Field(None, max_length=200)  # the catalog model it is, or has the shape of
-    params_b: float = Field(gt=0, le=100_000)
+    params_b: float = Field(ge=0.001, le=100_000)  # a million parameters at least, as a model's
     quant_id: str | None = Field(None, max_length=100)
-    bits: float = Field(gt=0, le=64)
+    bits: float = Field(ge=1, le=64)
     engine: Engine
     test: Literal["tg", "pp"] = "tg"
     prompt: int = Field(0, ge=0, le=100_000_000)  # prompt tokens of a pp test (ppN)
@@ -58,7 +58,7 @@ class Published(Frozen):
     tokens: int = Field(ge=0, le=100_000_000)  # tokens generated in the test (tgN); 0 for pp
     context: int = Field(ge=0, le=100_000_000)  # tg: mean tokens in the cache, depth + N/2; pp: depth + N
     streams: int = Field(1, ge=1, le=65_536)
-    tok_s: float = Field(gt=0, le=1e7)  # per stream
+    tok_s: float = Field(ge=0.001, le=1e7)  # per stream
     model_tok_s: float = Field(ge=0, le=1e7)  # `validate`'s prediction for this run (build, backend, FA), per stream
     build: str = Field("", max_length=7)  # YYYY-MM of the llama.cpp build, "" when not dated
     source: str = Field(min_length=1, max_length=2000)

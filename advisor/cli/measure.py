@@ -52,14 +52,21 @@ def add_commands(sub: Any) -> None:
 # --- measure fit --------------------------------------------------------------------------------
 
 def _read_bench(path: str) -> str:
+    """The file's text, its size checked before it is read (a paste's limit; parse_llama_bench names it)."""
+    from advisor.measure.llama_bench import MAX_PASTE_CHARS
+    from advisor.regular_files import read_regular
+
     if path == "-":
-        return sys.stdin.read()
+        return sys.stdin.read(MAX_PASTE_CHARS + 1)
     try:
-        return Path(path).read_text(encoding="utf-8")
+        return read_regular(Path(path), MAX_PASTE_CHARS).decode("utf-8")
     except FileNotFoundError:
         raise CliError(f"--bench: {path} not found") from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise CliError(f"--bench: cannot read {path}: {err}") from None
+    except OSError as err:
+        raise CliError(f"--bench: cannot read {path}: {err.strerror or err}") from None
+    except UnicodeDecodeError as err:
+        raise CliError(f"--bench: {path} is not UTF-8 text (byte {err.object[err.start]:#04x} at "
+                       f"{err.start:,})") from None
 
 
 def _eta_json(f: Any) -> dict[str, Any] | None:

@@ -122,9 +122,10 @@ def test_help_menu_shows_every_machines_record(qtbot, window: MainWindow) -> Non
     assert table.item(m1, 4).text() == f"{m1_record.median:.2f}" and table.item(m1, 2).text() == str(m1_record.runs)
     # its architecture's factor on η and its own, fitted from the training runs, beside the record
     m1_max = to_hardware(window.store.catalog.hardware["m1-max-32c-64gb"])
-    gen, own = CALIBRATION.generation(m1_max).decode, CALIBRATION.machine(m1_max).decode
+    gen, own = CALIBRATION.generation(m1_max).decode, CALIBRATION.machine(m1_max)
     assert table.item(m1, 7).text() == f"{gen:.3f}" and table.item(m1, 7).toolTip() == "Apple M1"
-    assert table.item(m1, 8).text() == f"{own:.3f}"
+    # its own factor where one was fitted (its runs from two sources or more), else none
+    assert table.item(m1, 8).text() == (f"{own.decode:.3f}" if own.rows else "—")
     # short headers, each explained in its tooltip
     assert [table.horizontalHeaderItem(c).text() for c in (7, 8)] == ["Architecture", "Own"]
     assert table.horizontalHeaderItem(7).toolTip().startswith("The factor on η fitted for this machine's GPU")

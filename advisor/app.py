@@ -118,6 +118,8 @@ def main(argv: list[str] | None = None) -> int:
             unrecognised = detection.found
 
     store = Store(catalog, session)
+    if store.problem:  # the restored or opened session could not be computed: the window shows the default
+        problems.append(store.problem)
     window = MainWindow(store, settings, importer=import_model_dialog)
     if not headless:
         from advisor.ui.screen import ScreenFit

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from advisor.catalog.convert import to_model, to_quant
+from advisor.catalog.convert import standings, to_model, to_quant
 from advisor.catalog.loader import shipped_catalog
 from advisor.cli import main
 from advisor.core.evaluate import evaluate
@@ -44,7 +44,7 @@ def test_compare_json_matches_the_core(capsys: pytest.CaptureFixture[str]) -> No
         r = evaluate(scenario_on(s, hw))
         assert rows[label]["decode_tok_s"] == pytest.approx(r.decode_tok_s)
         assert rows[label]["ttft_s"] == pytest.approx(r.ttft_s)
-        pick = recommend(scenario_on(s, hw), models, quants, runner_ups=0).pick
+        pick = recommend(scenario_on(s, hw), models, quants, runner_ups=0, standing=standings(CAT.models)).pick
         assert rows[label]["largest"]["model_key"] == pick.model_key
     two = rows["2× NVIDIA GeForce RTX 3090"]
     assert two["price_usd"] == pytest.approx(2 * 1499) and two["memory_gb"] == pytest.approx(48) and two["fits"]

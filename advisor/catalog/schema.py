@@ -70,11 +70,23 @@ class HardwareEntry(Hardware):
         return self
 
 
+class Capability(Frozen):
+    """One published capability score: a public leaderboard's or the model card's benchmark table.
+    The catalog keeps one metric (MMLU-Pro) so scores compare."""
+
+    score: float = Field(ge=0, le=100, description="Higher is better, in percent")
+    metric: str = Field(min_length=2, max_length=80)
+    source: Source
+    seen: YearMonth = Field(description="When the score was read, YYYY-MM")
+
+
 class ModelEntry(ModelArch):
     id: Slug
-    family: str = Field(max_length=80)
+    family: str = Field(max_length=80, description="The line whose newer members supersede older ones at the "
+                                                    "same or smaller size (advisor.core.recommend)")
     license: str = Field("", max_length=200)
-    released: YearMonth | None = None
+    released: YearMonth | None = Field(None, description="Release month from the model card or announcement")
+    capability: Capability | None = None
     source: Source
     estimates: list[str] = Field(default_factory=list)
     notes: str = ""

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from advisor.catalog.convert import to_model, to_quant
+from advisor.catalog.convert import standings, to_model, to_quant
 from advisor.catalog.loader import Catalog
 from advisor.catalog.longtail import find_hardware
 from advisor.cli.args import (
@@ -214,7 +214,8 @@ def cmd_compare(args: argparse.Namespace, catalog: Catalog) -> int:
         label = unique_label(m.label, [x.label for x in machines])
         machines.append(m.model_copy(update={"label": label}))
     models, quants = _pools(catalog)
-    c = compare(machines, base, models, quants, published=catalog.published, costs=_costs(args))
+    c = compare(machines, base, models, quants, published=catalog.published, costs=_costs(args),
+                standing=standings(catalog.models))
     if args.json:
         out = comparison_data(c)
         out["workload"] = base.workload.model_dump(mode="json")

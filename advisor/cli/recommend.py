@@ -7,17 +7,19 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from advisor.catalog.convert import to_model
+from advisor.catalog.convert import standings, to_model
 from advisor.catalog.loader import Catalog
 from advisor.cli.args import add_scenario_flags, quant_pool, scenario_from_args
 from advisor.core.fmt import num
 from advisor.core.recommend import recommend
+from advisor.present.recommend_text import ranking_text
 
 
 def cmd_recommend(args: argparse.Namespace, catalog: Catalog) -> int:
     s = scenario_from_args(args, catalog)
     models = [(k, to_model(m)) for k, m in catalog.models.items()]
-    rec = recommend(s, models, quant_pool(catalog, args.quants), runner_ups=args.runner_ups)
+    rec = recommend(s, models, quant_pool(catalog, args.quants), runner_ups=args.runner_ups,
+                    standing=standings(catalog.models))
     if args.json:
         print(rec.model_dump_json(indent=2))
         return 0
@@ -32,6 +34,7 @@ def cmd_recommend(args: argparse.Namespace, catalog: Catalog) -> int:
             print(f"Runner-up:   {c.model_name} at {c.quant_name} — {c.reason}")
     for c in rec.rejected:
         print(f"Lost:        {c.model_name} at {c.quant_name} — {c.reason}")
+    print(ranking_text(rec))
     return 0
 
 

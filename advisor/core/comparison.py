@@ -7,7 +7,7 @@ Every number comes from `evaluate` and `recommend`; tests hold the rows to them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import Field
@@ -20,7 +20,7 @@ from advisor.core.machines import Machine, Origin, PriceKind, Split, scenario_on
 from advisor.core.model import ModelArch
 from advisor.core.published import Published, Setup, machine_record
 from advisor.core.quant import Quant
-from advisor.core.recommend import Recommendation, recommend
+from advisor.core.recommend import Recommendation, Standing, recommend
 from advisor.core.running_cost import CostInputs, running_cost
 from advisor.core.scenario import Scenario, Workload
 
@@ -116,14 +116,14 @@ def pool(quants: QuantList, workload: Workload) -> list[tuple[str, Quant]]:
 
 
 def compare_row(machine: Machine, base: Scenario, models: ModelList, quants: QuantList,
-                published: Sequence[Published] = ()) -> CompareRow:
+                published: Sequence[Published] = (), standing: Mapping[str, Standing] | None = None) -> CompareRow:
     """One machine's row: the chosen model at the chosen context and prompt, the largest catalog
     model that stays interactive (via the recommender), and how the model did on the runs published
     on that catalog machine."""
     s = scenario_on(base, machine.hardware)
     record = machine_record(published, Setup(s, machine.catalog_id, None, None))
     r = evaluate(s)
-    rec = recommend(s, list(models), list(quants), runner_ups=0)
+    rec = recommend(s, list(models), list(quants), runner_ups=0, standing=standing)
     d = r.decode_tok_s if r.runs else None
     hw = machine.hardware
     cap = capacity(s)
@@ -163,14 +163,14 @@ def with_costs(row: CompareRow, streams: int, costs: CostInputs) -> CompareRow:
 
 def compare(machines: Sequence[Machine], base: Scenario, models: ModelList, quants: QuantList,
             rows: Sequence[CompareRow] | None = None, published: Sequence[Published] = (),
-            costs: CostInputs | None = None) -> Comparison:
+            costs: CostInputs | None = None, standing: Mapping[str, Standing] | None = None) -> Comparison:
     """The table for the base scenario's model, quant and workload on each machine, with each
     machine's running cost under `costs`. Pass `rows` to reuse rows already computed (the window
     caches them per machine)."""
     costs = costs or CostInputs()
     w = base.workload
     qs = pool(quants, w)
-    rows = tuple(rows) if rows is not None else tuple(compare_row(m, base, models, qs, published)
+    rows = tuple(rows) if rows is not None else tuple(compare_row(m, base, models, qs, published, standing)
                                                       for m in machines)
     rows = tuple(with_costs(r, w.streams, costs) for r in rows)
     return Comparison(model_name=base.model.name, quant_name=base.quant.name, context=w.context,

@@ -1,15 +1,21 @@
-"""The largest model and quant that fits fast memory and stays interactive, with reasons for the rest.
+"""The best model and quant that fits fast memory and stays interactive, with reasons for the rest.
+
+"Best" is the largest, except where two models both have a published capability score (the
+higher one ranks first in the places the scored models hold), and a model superseded by a newer
+one of its family at the same or smaller size never wins (`Standing`, `superseded_by`).
 
 All candidates (models × quants) are solved in one broadcast call: models down axis 0, quants
 across axis 1."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
+from pydantic import Field
 
 from advisor.core.base import Frozen
 from advisor.core.fmt import num
@@ -41,6 +47,75 @@ class Recommendation(Frozen):
     runner_ups: tuple[Candidate, ...] = ()
     rejected: tuple[Candidate, ...] = ()  # bigger models than the pick, each with why it lost
     threshold_tok_s: float
+    metric: str | None = None  # the capability score that ordered scored models, if any did
+    scored: int = 0  # how many of the candidates have that score
+    left_out: tuple[tuple[str, str], ...] = ()  # (model, the newer one of its family that supersedes it)
+
+
+# A newer model of the family supersedes an older one at the same or smaller size: at most this
+# much larger (rounding: 24 B vs 23.6 B), and, unless both have scores that say otherwise, at least
+# this fraction of its size (a 3 B edge model does not replace a 70 B one).
+SAME_SIZE = 1.05
+SUCCESSOR_MIN_SIZE = 0.5
+
+
+class Standing(Frozen):
+    """What the catalog says of a model beyond its shape: its family (the line whose newer members
+    supersede older ones), its release month and, where published, one capability score."""
+
+    family: str
+    released: str | None = Field(None, pattern=r"^\d{4}-(0[1-9]|1[0-2])$", description="YYYY-MM")
+    score: float | None = Field(None, ge=0, le=100, description="Published capability score, higher is better")
+    metric: str | None = Field(None, max_length=80, description="What the score measures, e.g. MMLU-Pro")
+
+
+def _supersedes(new: Standing, old: Standing, new_b: float, old_b: float) -> bool:
+    if new.family != old.family or new.released is None or old.released is None or new.released <= old.released:
+        return False
+    if new_b > old_b * SAME_SIZE:
+        return False
+    if new.score is not None and old.score is not None and new.metric == old.metric:
+        return new.score >= old.score
+    return new_b >= old_b * SUCCESSOR_MIN_SIZE
+
+
+def superseded_by(stand: Sequence[Standing | None], params: NDArray[np.float64]) -> NDArray[np.intp]:
+    """For each model, the index of the newest model of its family that supersedes it, or -1."""
+    out = np.full(len(stand), -1, dtype=np.intp)
+    for i, old in enumerate(stand):
+        if old is None:
+            continue
+        best: int = -1
+        for j, new in enumerate(stand):
+            if j != i and new is not None and _supersedes(new, old, float(params[j]), float(params[i])):
+                if best < 0 or (new.released or "") > (stand[best].released or ""):  # type: ignore[union-attr]
+                    best = j
+        out[i] = best
+    return out
+
+
+def rank_order(live: Sequence[int], stand: Sequence[Standing | None], params: NDArray[np.float64]) -> list[int]:
+    """`live` model indices, best first: largest first (newest first at equal size); the places that
+    scored models take in that order are then refilled with the scored models by score, highest
+    first. A score decides only between two models that both have one, in one metric."""
+    def released(i: int) -> str:
+        s = stand[i]
+        return s.released or "" if s is not None else ""
+
+    by_size = sorted(live, key=lambda i: (-float(params[i]), tuple(-ord(c) for c in released(i))))
+    metrics = [s.metric for i in live if (s := stand[i]) is not None and s.score is not None]
+    metric = max(set(metrics), key=metrics.count) if metrics else None
+
+    def score(i: int) -> float | None:
+        s = stand[i]
+        return s.score if s is not None and s.metric == metric else None
+
+    slots = [k for k, i in enumerate(by_size) if score(i) is not None]
+    scored = sorted((by_size[k] for k in slots), key=lambda i: -(score(i) or 0.0))
+    out = list(by_size)
+    for k, i in zip(slots, scored, strict=True):
+        out[k] = i
+    return out
 
 
 @dataclass(frozen=True)
@@ -99,8 +174,10 @@ def recommend(
     models: list[tuple[str, ModelArch]],
     quants: list[tuple[str, Quant]],
     runner_ups: int = 4,
+    standing: Mapping[str, Standing] | None = None,
 ) -> Recommendation:
-    """Rank models × quants on the scenario's hardware and workload."""
+    """Rank models × quants on the scenario's hardware and workload. `standing` (by model key, from
+    the catalog) gives family, release month and capability score; without it the largest wins."""
     w = scenario.workload
     threshold = w.interactive_tok_s
     quants = [(k, q) for k, q in quants if q.bits_per_weight >= w.min_bits]
@@ -134,26 +211,32 @@ def recommend(
                          total_params_b=m.total_params_b, bits_per_weight=q.bits_per_weight,
                          decode_tok_s=d, total_gb=float(total_gb[i, j]), verdict=verdict, reason=reason)
 
-    # Per model, the highest-precision quant that passes; models ordered largest first.
-    model_order = np.argsort(-params, kind="stable")
+    standing = standing or {}
+    stand = [standing.get(k) for k, _ in models]
+    newer = superseded_by(stand, params)  # index of the model that supersedes each, or -1
+    live = [i for i in range(len(models)) if newer[i] < 0]
+    # Per model, the highest-precision quant that passes; the passing models in rank order.
     quant_order = np.argsort(-bits, kind="stable")
-    best_per_model: list[tuple[int, int]] = []
-    for i in model_order:
-        passing = [j for j in quant_order if ok[i, j]]
-        if passing:
-            best_per_model.append((int(i), int(passing[0])))
+    best_quant = {i: int(next(j for j in quant_order if ok[i, j])) for i in live if ok[i].any()}
+    best_per_model = [(i, best_quant[i]) for i in rank_order(list(best_quant), stand, params)]
+    metrics = [s.metric for s in stand if s is not None and s.score is not None]
+    facts = {"metric": max(set(metrics), key=metrics.count) if metrics else None,
+             "scored": sum(1 for i in live if (s := stand[i]) is not None and s.score is not None),
+             "left_out": tuple((models[i][1].name, models[int(newer[i])][1].name)
+                               for i in range(len(models)) if newer[i] >= 0)}
+    size_order = [int(i) for i in np.argsort(-params, kind="stable") if newer[i] < 0]
+    lowest = int(np.argmin(bits))
     if not best_per_model:
-        lowest = int(np.argmin(bits))
-        rejected = tuple(cand(int(i), lowest) for i in model_order[:runner_ups + 1])
-        return Recommendation(pick=None, rejected=rejected, threshold_tok_s=threshold)
+        rejected = tuple(cand(i, lowest) for i in size_order[:runner_ups + 1])
+        return Recommendation(pick=None, rejected=rejected, threshold_tok_s=threshold, **facts)
     pick_i, pick_j = best_per_model[0]
     # Bigger models lost with even their smallest quant: say why.
-    lowest = int(np.argmin(bits))
-    bigger = [int(i) for i in model_order if params[i] > params[pick_i]]
+    bigger = [i for i in size_order if params[i] > params[pick_i] and not ok[i].any()]
     rejected = tuple(cand(i, lowest) for i in bigger[-runner_ups:][::-1]) if bigger else ()
     return Recommendation(
         pick=cand(pick_i, pick_j),
         runner_ups=tuple(cand(i, j) for i, j in best_per_model[1:runner_ups + 1]),
         rejected=rejected,
         threshold_tok_s=threshold,
+        **facts,
     )

@@ -1,5 +1,5 @@
-"""The recommendation: the largest model and quant that stays interactive, runner-ups, and why
-bigger ones lost. One click applies any of them."""
+"""The recommendation: the best model and quant that stays interactive, runner-ups, why bigger ones
+lost, and how the ranking was made. One click applies any of them."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QGridLayout, QLabel, QPushButton, QSizePolicy, QVB
 from advisor.catalog.convert import to_model, to_quant
 from advisor.core.fmt import num
 from advisor.core.recommend import Candidate
+from advisor.present.recommend_text import ranking_text
 from advisor.ui.context_window import clamp_to_window
 from advisor.ui.store import Extras, Store
 
@@ -38,9 +39,13 @@ class RecommendPanel(QWidget):
         self.grid.setColumnStretch(0, 1)  # the reasons get the width; the buttons keep their own
         self.grid.setVerticalSpacing(8)
         self.candidates: list[Candidate] = []
+        self.ranking = QLabel()
+        self.ranking.setWordWrap(True)
+        self.ranking.setStyleSheet("color: palette(mid)")
         lay = QVBoxLayout(self)
         lay.addWidget(self.header)
         lay.addLayout(self.grid)
+        lay.addWidget(self.ranking)
         lay.addStretch(1)
         store.extras_changed.connect(self.show_extras)
         self.show_extras(store.extras)
@@ -61,9 +66,10 @@ class RecommendPanel(QWidget):
         w = snap.session.scenario.workload
         hw = snap.session.scenario.hardware
         self.header.setText(
-            f"Largest catalog model that fits <b>{escape(hw.name)}</b> and decodes at ≥ {num(rec.threshold_tok_s)} "
+            f"Best catalog model that fits <b>{escape(hw.name)}</b> and decodes at ≥ {num(rec.threshold_tok_s)} "
             f"tok/s at {w.context:,} tokens × {w.streams} stream{'s' if w.streams > 1 else ''} "
             f"(quants ≥ {num(w.min_bits)} bpw):")
+        self.ranking.setText(escape(ranking_text(rec)))
         shown: list[tuple[str, Candidate]] = []
         if rec.pick is not None:
             shown.append(("★ Pick", rec.pick))

@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import ValidationError
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from advisor.catalog.convert import to_model, to_quant
+from advisor.catalog.convert import standings, to_model, to_quant
 from advisor.catalog.loader import Catalog
 from advisor.core.curves import AXES, Axis, Curve, curve, curve_key, with_marker
 from advisor.core.evaluate import evaluate
@@ -268,5 +268,6 @@ class Store(QObject):
 
     def _compute_extras(self, session: Session) -> Extras:
         s = session.scenario
-        return Extras(session=session, recommendation=recommend(s, self._models, self._quants),
+        return Extras(session=session, recommendation=recommend(s, self._models, self._quants,
+                                                                  standing=standings(self.catalog.models)),
                       points=model_points(s, self._models))

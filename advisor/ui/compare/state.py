@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import ValidationError
 from PySide6.QtCore import QObject, Signal
 
-from advisor.catalog.convert import to_model, to_quant
+from advisor.catalog.convert import standings, to_model, to_quant
 from advisor.catalog.loader import Catalog
 from advisor.core.comparison import CompareRow, Comparison, compare, compare_row, pool
 from advisor.core.curves import AXES, Axis, Curve, curve
@@ -155,7 +155,8 @@ class CompareStore(QObject):
         live_curves: dict[str, Curve] = {}
         for m in setup.machines:
             rk = _key(m, scenario_key)
-            row = self._rows.get(rk) or compare_row(m, base, self.models, qs, self.catalog.published)
+            row = self._rows.get(rk) or compare_row(m, base, self.models, qs, self.catalog.published,
+                                                        standings(self.catalog.models))
             live_rows[rk] = row
             rows.append(row)
             s = base.model_copy(update={"hardware": m.hardware})

@@ -14,6 +14,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QMessageBox
 
+from advisor.catalog.convert import standings
 from advisor.core.comparison import compare_row, pool
 from advisor.core.curves import curve
 from advisor.core.evaluate import evaluate
@@ -57,7 +58,7 @@ def assert_matches_core(cw: CompareWindow) -> None:
     base = store.setup.scenario
     qs = pool(store.quants, base.workload)
     for r, m in enumerate(store.setup.machines):
-        expected = compare_row(m, base, store.models, qs, store.catalog.published)
+        expected = compare_row(m, base, store.models, qs, store.catalog.published, standings(store.catalog.models))
         cells = table_cells(expected, base.workload.interactive_tok_s)
         col = {key: i for i, (key, _) in enumerate(TABLE_COLUMNS)}
         assert cw.table.item(r, col["machine"]).text() == m.label

@@ -38,6 +38,8 @@ FLAGS: tuple[Flag, ...] = (
     Flag("--host-memory", "hardware", "host_memory_gb", float, "system RAM beside the GPU, GB"),
     Flag("--host-bandwidth", "hardware", "host_bandwidth_gbps", float, "system RAM bandwidth, GB/s"),
     Flag("--host-link", "hardware", "host_link_gbps", float, "GPU-host link (PCIe) bandwidth, GB/s"),
+    Flag("--disk-read", "hardware", "disk_read_gbps", float,
+         "SSD read bandwidth, GB/s: llama.cpp reads weights beyond host RAM from disk each token"),
     Flag("--tflops", "hardware", "fp16_tflops", float, "peak dense FP16 compute per device, TFLOPS"),
     Flag("--gpus", "hardware", "devices", int, "number of identical devices"),
     Flag("--split", "hardware", "split", str, "how devices share the model: tensor or layer"),
@@ -65,7 +67,11 @@ FLAGS: tuple[Flag, ...] = (
     Flag("--flash-attention", "workload", "flash_attention", str,
          "llama.cpp flash attention: on (default) or off (slower decode at long context)"),
     Flag("--gpu-layers", "workload", "gpu_layers", int, "force N layers on the GPU (llama.cpp -ngl)"),
-    Flag("--offload", "workload", "offload", str, "what leaves fast memory first: layers or experts"),
+    Flag("--offload", "workload", "offload", str,
+         "where things go when fast memory is full: layers (-ngl), experts (--n-cpu-moe), kv (-nkvo) or auto "
+         "(the fastest that fits)"),
+    Flag("--threads", "workload", "threads", int, "CPU threads for host-resident work (llama.cpp -t; default: "
+         "the host's physical cores)"),
     Flag("--n-cpu-moe", "workload", "cpu_moe_layers", int,
          "keep the MoE experts of the first N layers in host RAM (llama.cpp --n-cpu-moe)"),
     Flag("--prefill-rate", "workload", "prefill_rate", float, "measured prefill tok/s instead of the estimate"),

@@ -30,8 +30,8 @@ from advisor.json_files import JSONProblem, parse_json, validation_message
 JSON_KEYS = ("decode_tok_s", "decode_low_tok_s", "decode_high_tok_s", "decode_ceiling_tok_s", "aggregate_tok_s",
              "prefill_tok_s", "ttft_s", "inter_token_ms", "response_s", "requests_per_hour", "weights_gb",
              "weights_read_gb", "kv_gb", "kv_known", "overhead_gb", "total_gb", "fast_capacity_gb", "fits", "runs",
-             "offloaded_fraction", "layers_on_device", "layers", "eta", "compute_bound", "crossover_batch",
-             "exceeds_ceiling", "interactive_class", "interactive")
+             "offloaded_fraction", "streams_from_disk", "layers_on_device", "layers", "eta", "compute_bound",
+             "crossover_batch", "exceeds_ceiling", "interactive_class", "interactive")
 
 
 # --- the result -------------------------------------------------------------------------------
@@ -45,8 +45,21 @@ def result_json(s: Scenario, r: Result) -> dict[str, Any]:
                        "context": s.workload.context, "streams": s.workload.streams}
     out["notes"] = list(r.notes)
     out["steps"] = [f"{st.label}: {st.text}" for st in r.steps]
+    out["placement"] = placement_json(r)
     out["llama_bench"] = llama_bench_command(s, r)
     return out
+
+
+def placement_json(r: Result) -> dict[str, Any] | None:
+    """What lives where: the placement's name and GB of weights and KV cache per pool."""
+    p = r.placement
+    if p is None:
+        return None
+    return {"name": p.name, "auto": p.auto, "alternative": p.alternative,
+            "alternative_decode_tok_s": p.alternative_decode_tok_s, "weights_device_gb": p.weights_device_gb,
+            "weights_host_gb": p.weights_host_gb, "weights_disk_gb": p.weights_disk_gb,
+            "kv_device_gb": p.kv_device_gb, "kv_host_gb": p.kv_host_gb,
+            "expert_layers_on_host": p.expert_layers_on_host, "streams_from_disk": r.streams_from_disk}
 
 
 def result_text(s: Scenario, r: Result) -> str:
@@ -85,18 +98,33 @@ def _gguf_placeholder(s: Scenario) -> str:
     return f"<{slug}.gguf>"
 
 
+def placement_flags(s: Scenario, r: Result) -> str:
+    """The flags that make llama.cpp place things as the estimate did: --n-cpu-moe N (or -ot exps=CPU
+    for every layer's experts) for experts first, -nkvo for the KV cache in host RAM, -t for threads."""
+    w, p = s.workload, r.placement
+    extra = ""
+    if w.cpu_moe_layers is not None:
+        extra += f" -ncmoe {w.cpu_moe_layers}"
+    elif p is not None and p.name == "experts" and p.expert_layers_on_host > 0:
+        extra += " -ot exps=CPU" if p.expert_layers_on_host >= r.layers else f" --n-cpu-moe {p.expert_layers_on_host}"
+    if p is not None and p.name == "kv":
+        extra += " -nkvo" if w.streams > 1 else " -nkvo 1"  # a switch in llama-batched-bench, 0|1 in llama-bench
+    if w.threads is not None:
+        extra += f" -t {w.threads}"
+    return extra
+
+
 def llama_bench_command(s: Scenario, r: Result) -> str:
     """The llama.cpp command that measures this scenario on the user's machine.
 
     One stream: llama-bench (-p prompt, -n output, -d context already in the cache, -ngl layers on
     the GPU, -b llama.cpp's logical batch). Several streams: llama-bench measures one stream only,
-    so llama-batched-bench (-npp prompt, -ntg output, -npl streams) is the tool."""
+    so llama-batched-bench (-npp prompt, -ntg output, -npl streams) is the tool. The placement's
+    flags (placement_flags) follow -ngl."""
     w = s.workload
     all_on_gpu = r.fits or r.layers_on_device >= r.layers
     layers = w.gpu_layers if w.gpu_layers is not None else (99 if all_on_gpu else r.layers_on_device)
-    extra = ""
-    if w.cpu_moe_layers is not None:
-        extra += f" -ncmoe {w.cpu_moe_layers}"
+    extra = placement_flags(s, r)
     # Flash attention is always spelled out: llama-bench defaulted to off until mid-2026, so the same
     # line must measure the same thing on any build; a quantized V cache needs it on.
     quantized_kv = w.kv_cache.value in ("q8_0", "q4_0")

@@ -9,6 +9,7 @@ from advisor.core.calibration import BACKEND_LABELS
 from advisor.core.feel import FEEL_TEXT, feel
 from advisor.core.fmt import num
 from advisor.core.inputs import backend_in_use, build_inputs, decode_band, decode_eta, realistic_band
+from advisor.core.placement_words import placement_notes, placement_of, spill_text
 from advisor.core.result import Result, Step, StepTimes
 from advisor.core.roofline import Inputs, Outputs, crossover_batch, solve, weights_read_batch1
 from advisor.core.scenario import Scenario
@@ -85,6 +86,7 @@ def _result(s: Scenario, inp: Inputs, out: Outputs, explain: bool = True) -> Res
                       else f" = {num(total / GB)} GB; memory size not given, so whether it fits is not checked"))
     host_stored = _f(out.host_stored)
     fits = bool(_f(out.fits))
+    placement = placement_of(s, inp, out)
     if not runs:
         memory_line += (f"; {num(host_stored / GB)} GB would go to the host, which has only "
                         f"{num(hw.host_capacity_gb)} GB: does not run")
@@ -93,9 +95,9 @@ def _result(s: Scenario, inp: Inputs, out: Outputs, explain: bool = True) -> Res
         if hw.memory_known:
             memory_line += f": fits, {num((fast_cap - total) / GB)} GB free"
     else:
-        memory_line += (f": {layers - on_device} of {layers} layers ({num(host_stored / GB)} GB) "
-                        f"go to host memory — the offload cliff")
+        memory_line += ": " + spill_text(inp, out, placement)
         notes.append("Part of the model sits in host memory: every token waits on the slow pool.")
+    notes += placement_notes(s, inp, out, placement, runs)
     step("Memory", lambda: memory_line)
 
     decode = _f(out.decode) if runs else None
@@ -165,6 +167,7 @@ def _result(s: Scenario, inp: Inputs, out: Outputs, explain: bool = True) -> Res
         overhead_gb=overhead / GB, draft_gb=draft / GB, total_gb=total / GB,
         fast_capacity_gb=fast_cap / GB if hw.memory_known else None, host_capacity_gb=hw.host_capacity_gb,
         offloaded_fraction=host_stored / _f(out.footprint) if _f(out.footprint) > 0 else 0.0,
+        streams_from_disk=runs and bool(_f(out.streams_from_disk)), placement=placement,
         layers=layers, layers_on_device=on_device, eta=eta, compute_bound=compute_bound,
         bound=("compute" if compute_bound else "memory") if runs else None,
         step_ms=step_times(out) if runs else None,

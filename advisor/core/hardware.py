@@ -27,6 +27,15 @@ HARDWARE_CLASS_LABELS: dict[HardwareClass, str] = {
 DEFAULT_HOST_MEMORY_GB = 64.0
 DEFAULT_HOST_BANDWIDTH_GBPS = 80.0
 DEFAULT_HOST_LINK_GBPS = 32.0  # PCIe 4.0 x16, one direction
+# The host CPU that computes whatever sits in host RAM: a desktop's 8 physical cores. Per thread, an
+# estimate for llama.cpp's AVX2 kernels: two 256-bit FMA ports × 8 FP32 lanes × 2 FLOP = 32 FLOP/cycle
+# at about 4 GHz is 128 GFLOPS peak per core, of which quantized dot products and attention realize
+# about a quarter: 30 GFLOPS per thread.
+DEFAULT_HOST_THREADS = 8
+DEFAULT_HOST_GFLOPS_PER_THREAD = 30.0
+# A PCIe 4.0 NVMe SSD's sequential read (most read 3-7 GB/s): where llama.cpp's mmap reads weights
+# that do not fit in RAM from, each token.
+DEFAULT_DISK_READ_GBPS = 3.5
 # Tensor split over a link of L GB/s adds TP_MAX_GAIN × L / (L + TP_HALF_LINK_GBPS) per device: two cards
 # 1.6x one over PCIe 4.0 x16, as published vLLM runs on 2x RTX 4090 give (1.6-1.7x).
 TP_MAX_GAIN = 0.9
@@ -65,6 +74,19 @@ class Hardware(Frozen):
     host_link_gbps: float = Field(DEFAULT_HOST_LINK_GBPS, ge=0.1, le=10_000, title="Host link",
                                   json_schema_extra={"unit": "GB/s"},
                                   description="GPU to host link (PCIe 4.0 x16 is about 32 GB/s)")
+    host_threads: int = Field(DEFAULT_HOST_THREADS, ge=1, le=1024, title="Host threads",
+                              description="Physical CPU cores of the host: the threads llama.cpp computes "
+                                          "host-resident weights and KV with by default")
+    host_gflops_per_thread: float = Field(DEFAULT_HOST_GFLOPS_PER_THREAD, ge=0.1, le=10_000,
+                                          title="Host compute per thread", json_schema_extra={"unit": "GFLOPS"},
+                                          description="What one CPU thread realizes on llama.cpp's kernels "
+                                                      "(an estimate: about a quarter of an AVX2 core's FP32 FMA "
+                                                      "peak, 128 GFLOPS at 4 GHz)")
+    disk_read_gbps: float = Field(DEFAULT_DISK_READ_GBPS, ge=0.01, le=1000, title="Disk read",
+                                  json_schema_extra={"unit": "GB/s"},
+                                  description="SSD read bandwidth: llama.cpp memory-maps the model, so weights "
+                                              "beyond RAM are read from disk each token (PCIe 4.0 NVMe is "
+                                              "about 3.5-7 GB/s, SATA 0.5)")
     devices: int = Field(1, ge=1, le=64, title="Devices", description="How many identical devices")
     split: Literal["tensor", "layer"] = Field("layer", title="Split",
                                               description="tensor: devices share every layer "

@@ -9,6 +9,7 @@ import numpy as np
 
 from advisor.core.calibration import CALIBRATION, Calibration, generation_key, resolve_backend, terms_for
 from advisor.core.efficiency import Engine
+from advisor.core.hardware import HardwareClass
 from advisor.core.kv import kv_shape
 from advisor.core.model import ModelArch
 from advisor.core.quant import KVPrecision
@@ -203,6 +204,20 @@ def model_terms(model: ModelArch, kv_cache: KVPrecision) -> dict[str, float]:
     )
 
 
+def host_threads(scenario: Scenario) -> int:
+    """The CPU threads host-resident work runs on: the workload's (-t), else the host's physical cores."""
+    w = scenario.workload
+    return w.threads if w.threads is not None else scenario.hardware.host_threads
+
+
+def host_flops(scenario: Scenario) -> float:
+    """FLOP/s the host CPU realizes on host-resident weights and KV: threads × the per-thread rate.
+    Infinite for vLLM, whose CPU offload streams the weights to the GPU to be computed there."""
+    if scenario.workload.engine is Engine.VLLM:
+        return math.inf
+    return host_threads(scenario) * scenario.hardware.host_gflops_per_thread * 1e9
+
+
 def build_inputs(scenario: Scenario, calibration: Calibration | None = None, **overrides: Any) -> Inputs:
     """All roofline inputs for a scenario; `overrides` replaces any field, e.g. context=np.array(...).
 
@@ -229,6 +244,11 @@ def build_inputs(scenario: Scenario, calibration: Calibration | None = None, **o
         streams=float(w.streams),
         forced_layers=float(w.gpu_layers) if w.gpu_layers is not None else math.nan,
         experts_first=1.0 if w.offload == "experts" else 0.0,
+        # a CPU-only machine has no second pool to hold the KV cache in
+        kv_host=1.0 if w.offload == "kv" and hw.kind is not HardwareClass.CPU else 0.0,
+        auto_place=1.0 if w.offload == "auto" else 0.0,
+        host_flops=host_flops(scenario),
+        disk_bw=hw.disk_read_gbps * GB if w.engine is Engine.LLAMA_CPP else 0.0,
         draft_bytes=spec.draft_params_b * BILLION * scenario.quant.bytes_per_weight if spec.enabled else 0.0,
         draft_length=float(spec.draft_length),
         acceptance=spec.acceptance,

@@ -48,36 +48,41 @@ def attention_flops(inp: Inputs, position: Num) -> NDArray[np.float64]:
 
 
 def place(inp: Inputs) -> tuple[NDArray[np.float64], ...]:
-    """Decide what sits in fast memory, by whole layers (or whole layers' experts first).
+    """Decide what sits in fast memory, by whole layers (or whole layers' experts first, or every layer's
+    KV cache in host RAM).
 
-    Returns (dense host share, expert host share, layers on device, KV held, footprint).
+    Returns (dense host share, expert host share, KV host share, layers on device, KV held, footprint).
     Placement is by whole layers, as engines do it: one byte over capacity moves a whole layer to
-    the host, which is why speed falls off a cliff rather than sagging."""
+    the host, which is why speed falls off a cliff rather than sagging. With the KV cache on the host
+    (llama.cpp -nkvo) only the weights compete for fast memory."""
     layers = _a(inp.layers)
     kv_hold = _a(inp.streams) * (kv_per_stream(inp.kv_full, inp.kv_window, inp.window, inp.hold_tokens)
                                  + _a(inp.state_bytes))
-    dense_kv = _a(inp.dense_bytes) + kv_hold + _a(inp.draft_bytes)
-    footprint = dense_kv + _a(inp.expert_bytes)
+    kv_mode = _a(inp.kv_host) > 0
+    device_kv = np.where(kv_mode, 0.0, kv_hold)
+    dense_kv = _a(inp.dense_bytes) + device_kv + _a(inp.draft_bytes)
+    footprint = _a(inp.dense_bytes) + kv_hold + _a(inp.draft_bytes) + _a(inp.expert_bytes)
+    device_footprint = dense_kv + _a(inp.expert_bytes)
     cap = _a(inp.fast_cap)
     forced = _a(inp.forced_layers)
     has_forced = ~np.isnan(forced)
 
     # Whole layers: as many as fit.
-    per_layer = footprint / layers
+    per_layer = device_footprint / layers
     fit_layers = np.clip(np.floor(_whole(cap, per_layer)), 0, layers)
     on_device = np.where(has_forced, np.minimum(_nan_to_zero(forced), layers), fit_layers)
     layer_host = (layers - on_device) / layers
 
     experts = _a(inp.expert_bytes)
     if not np.any(experts > 0):  # a dense model: whole layers are all there is to place
-        return layer_host, layer_host, on_device, kv_hold, footprint
+        return layer_host, layer_host, np.where(kv_mode, 1.0, layer_host), on_device, kv_hold, footprint
 
     # Experts first: dense part and KV stay on the device, expert blocks leave layer by layer.
     exp_per_layer = experts / layers
     room = cap - dense_kv
     exp_layers = np.clip(np.floor(_whole(room, exp_per_layer)), 0, layers)
     dense_fits = room >= 0
-    use_experts = (_a(inp.experts_first) > 0) & (experts > 0) & ~has_forced
+    use_experts = (_a(inp.experts_first) > 0) & (experts > 0) & ~has_forced & ~kv_mode
     # When even the dense part does not fit, all experts go to the host and dense layers follow.
     dense_per_layer = dense_kv / layers
     dense_layers = np.clip(np.floor(_whole(cap, dense_per_layer)), 0, layers)
@@ -93,11 +98,12 @@ def place(inp: Inputs) -> tuple[NDArray[np.float64], ...]:
     cmoe = _a(inp.cpu_moe_layers)
     has_cmoe = ~np.isnan(cmoe) & (experts > 0)
     cm_share = np.clip(_nan_to_zero(cmoe), 0, layers) / layers
-    rest_per_layer = (footprint - cm_share * experts) / layers
+    rest_per_layer = (device_footprint - cm_share * experts) / layers
     cm_fit = np.clip(np.floor(_whole(cap, rest_per_layer)), 0, layers)
     cm_on = np.where(has_forced, np.minimum(_nan_to_zero(forced), layers), cm_fit)
     cm_layer_host = (layers - cm_on) / layers
     dense_host = np.where(has_cmoe, cm_layer_host, dense_host)
     expert_host = np.where(has_cmoe, np.maximum(cm_layer_host, cm_share), expert_host)
     on_device = np.where(has_cmoe, cm_on, on_device)
-    return dense_host, expert_host, on_device, kv_hold, footprint
+    # each layer's KV lives where its attention weights do, unless all of it is on the host
+    return dense_host, expert_host, np.where(kv_mode, 1.0, dense_host), on_device, kv_hold, footprint

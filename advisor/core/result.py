@@ -36,6 +36,25 @@ class StepTimes(Frozen):
     total: float = Field(description="max(memory, compute) + fixed")
 
 
+PlacementName = Literal["layers", "experts", "kv"]
+
+
+class Placement(Frozen):
+    """What lives where, from the solver's placement: GB of weights and KV cache per pool."""
+
+    name: PlacementName = Field(description="layers: whole layers with their KV to the host (-ngl); experts: MoE "
+                                            "experts first (--n-cpu-moe); kv: the KV cache on the host (-nkvo)")
+    auto: bool = Field(False, description="Chosen by auto: the fastest placement that runs")
+    alternative: PlacementName | None = Field(None, description="Under auto: the next fastest placement that runs")
+    alternative_decode_tok_s: float | None = None
+    weights_device_gb: float
+    weights_host_gb: float = Field(description="Weights in host RAM")
+    weights_disk_gb: float = Field(description="Weights beyond host RAM, read from disk each token (mmap)")
+    kv_device_gb: float
+    kv_host_gb: float
+    expert_layers_on_host: int = Field(0, description="Layers whose MoE experts sit in host memory")
+
+
 class Result(Frozen):
     runs: bool = Field(description="False when weights and KV exceed fast and host memory together")
     fits: bool | None = Field(description="Everything sits in fast memory; None when the memory size is not known")
@@ -61,6 +80,8 @@ class Result(Frozen):
     fast_capacity_gb: float | None = Field(description="Fast memory usable, before overhead; None when not known")
     host_capacity_gb: float
     offloaded_fraction: float = Field(description="Share of the footprint placed in host memory")
+    streams_from_disk: bool = Field(False, description="Weights beyond host RAM are read from disk each token")
+    placement: Placement | None = Field(None, description="What lives where")
     layers: int
     layers_on_device: int
     eta: float

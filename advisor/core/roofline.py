@@ -14,7 +14,7 @@ One realistic decode step (advisor.core.calibration explains each fitted term):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 
 import numpy as np
 from numpy.typing import NDArray
@@ -39,14 +39,26 @@ class Outputs:
     fits: NDArray[np.bool_]  # everything in fast memory
     footprint: Arr  # bytes: weights + KV + draft
     kv_hold: Arr  # bytes of KV held across all streams
-    host_stored: Arr  # bytes placed in host memory
+    host_stored: Arr  # bytes placed in host memory (RAM and, past it, disk)
+    weights_host_stored: Arr  # of which weights (disk included)
+    kv_host_stored: Arr  # of which KV cache and recurrent state
+    disk_stored: Arr  # weights beyond host RAM, read from disk through mmap (0 unless the engine can)
+    streams_from_disk: NDArray[np.bool_]
     layers_on_device: Arr
+    dense_host_share: Arr  # share of the non-expert weights in host memory
+    expert_host_share: Arr  # share of the expert weights in host memory
+    kv_host_share: Arr  # share of the KV cache in host memory
+    placement: Arr  # 0 whole layers, 1 experts first, 2 KV on the host (the chosen one under auto)
+    alt_placement: Arr  # under auto: the fastest placement not chosen that runs (-1: none, or not auto)
+    alt_decode: Arr  # its decode, tok/s per stream (NaN: none)
     # bytes one step reads
     kv_read: Arr  # KV (and recurrent state) across all streams
     weights_read: Arr  # weights, from both pools
     fast_read: Arr  # from fast memory: weights + KV
     fast_kv: Arr  # of which KV cache
-    host_read: Arr  # from host memory
+    host_read: Arr  # from host memory (RAM and disk)
+    disk_read: Arr  # of which from disk
+    host_flops: Arr  # FLOP per step the host CPU does: host-resident weights and attention over host KV
     unpacked_weights: Arr  # quantized weights read from fast memory (unpacked each step)
     # FLOP per token at the decode context
     flops_per_token: Arr  # 2 × active params + attention
@@ -54,7 +66,9 @@ class Outputs:
     # the memory side of a realistic step, term by term (s)
     t_weights: Arr  # fast-memory weights at η
     t_kv: Arr  # fast-memory KV at κ × the weights' rate
-    t_host: Arr  # host-resident weights and KV at the host's η
+    t_host: Arr  # host-resident weights and KV: max(bytes side, host compute)
+    t_host_bytes: Arr  # RAM at the host's η plus disk at its read bandwidth
+    t_host_compute: Arr  # host FLOP ÷ host FLOP/s
     t_dequant: Arr  # unpacking quantized weights
     t_streams: Arr  # the streams beyond the first
     t_attn: Arr  # attention without flash attention (0 when fused)
@@ -104,10 +118,13 @@ def crossover_batch(inp: Inputs) -> Arr:
     return np.where(denom > 0, (weights / _a(inp.fast_bw)) / safe, np.nan)
 
 
-def _prefill(inp: Inputs, host_stored: Arr, quantized: NDArray[np.bool_]) -> tuple[Arr, Arr, Arr, Arr, Arr]:
+def _prefill(inp: Inputs, link_bytes: Arr, disk_bytes: Arr, host_attn: Arr,
+             quantized: NDArray[np.bool_]) -> tuple[Arr, Arr, Arr, Arr, Arr]:
     """Compute-bound: weight matmuls realize η_c (less for quantized weights and for MoE experts, which
     see few tokens each); attention realizes η_c at α times its FLOP count; the prompt's tokens sit on
-    average halfway into it. Weights left in host memory cross the link once per micro-batch."""
+    average halfway into it. Weights left in host memory cross the link once per micro-batch (those on
+    disk are read from it each time too); attention over a KV cache held on the host (-nkvo) runs on the
+    host CPU (`host_attn`: its share of the attention FLOP)."""
     prompt = _a(inp.prompt)
     start = np.maximum(_a(inp.context) - prompt, 0)
     compute_eta = _a(inp.compute_eta)
@@ -116,20 +133,64 @@ def _prefill(inp: Inputs, host_stored: Arr, quantized: NDArray[np.bool_]) -> tup
     matmul = 2.0 * _a(inp.active_params)
     attn = attention_flops(inp, start + prompt / 2)
     t_prefill = prompt * (matmul / matmul_eta + _a(inp.prefill_attn_factor) * attn / compute_eta) / _a(inp.flops)
-    t_link = np.ceil(np.maximum(prompt, 1) / PREFILL_UBATCH) * host_stored / _a(inp.link_bw)
+    batches = np.ceil(np.maximum(prompt, 1) / PREFILL_UBATCH)
+    disk_bw = _a(inp.disk_bw)
+    t_link = batches * (link_bytes / _a(inp.link_bw)
+                        + np.where(disk_bw > 0, disk_bytes / np.where(disk_bw > 0, disk_bw, 1.0), 0.0))
+    t_prefill = t_prefill + prompt * host_attn * attn / _a(inp.host_flops)
     estimate = np.maximum(prompt, 1) / np.maximum(t_prefill + t_link, 1e-30)
     measured = _a(inp.prefill_rate)
     rate = np.where(np.isnan(measured), estimate, measured)
     return rate, matmul * np.ones_like(rate), attn * np.ones_like(rate), matmul_eta * np.ones_like(rate), t_link
 
 
+def _placement_code(inp: Inputs) -> Arr:
+    return np.where(_a(inp.kv_host) > 0, 2.0, np.where((_a(inp.experts_first) > 0) & (_a(inp.expert_bytes) > 0),
+                                                         1.0, 0.0))
+
+
 def solve(inp: Inputs) -> Outputs:
-    dense_host, expert_host, on_device, kv_hold, footprint = place(inp)
+    """The step for the placement asked for; under auto_place, for each of whole layers, experts first and
+    KV on the host, keeping per point the fastest that runs (ties: the earlier) and naming the runner-up."""
+    auto = _a(inp.auto_place) > 0
+    if not np.any(auto):
+        return _solve(inp)
+    base = _solve(inp)
+    options = [replace(inp, auto_place=0.0, experts_first=e, kv_host=k) for e, k in ((0.0, 0.0), (1.0, 0.0),
+                                                                                      (0.0, 1.0))]
+    outs = [_solve(o) for o in options]
+    score = np.stack(np.broadcast_arrays(*[np.where(o.runs, o.decode, -1.0) for o in outs]))
+    # experts first means nothing for a dense model: never its own candidate there
+    score[1] = np.where(np.broadcast_to(_a(inp.expert_bytes) > 0, score[1].shape), score[1], -np.inf)
+    best = np.argmax(score, axis=0)
+    rest = np.where(np.arange(3).reshape((3,) + (1,) * best.ndim) == best, -np.inf, score)
+    alt = np.argmax(rest, axis=0)
+    alt_score = np.max(rest, axis=0)
+    has_alt = alt_score > 0
+    merged: dict[str, object] = {}
+    for f in fields(Outputs):
+        picked = np.choose(best, [getattr(o, f.name) for o in outs])
+        merged[f.name] = np.where(auto, picked, getattr(base, f.name))
+    merged["alt_placement"] = np.where(auto & has_alt, alt.astype(float), -1.0)
+    merged["alt_decode"] = np.where(auto & has_alt, alt_score, np.nan)
+    return Outputs(**merged)  # type: ignore[arg-type]
+
+
+def _solve(inp: Inputs) -> Outputs:
+    dense_host, expert_host, kv_share, on_device, kv_hold, footprint = place(inp)
     streams = _a(inp.streams)
-    host_stored = (dense_host * (_a(inp.dense_bytes) + kv_hold + _a(inp.draft_bytes))
-                   + expert_host * _a(inp.expert_bytes))
-    runs = host_stored <= _a(inp.host_cap) * (1 + 1e-12)
-    fits = (dense_host == 0) & (expert_host == 0)
+    weights_host = dense_host * (_a(inp.dense_bytes) + _a(inp.draft_bytes)) + expert_host * _a(inp.expert_bytes)
+    kv_host = kv_share * kv_hold
+    host_stored = weights_host + kv_host
+    host_cap = _a(inp.host_cap) * (1 + 1e-12)
+    # mmap: what does not fit in RAM beside the host's KV is read from disk (the KV cache cannot be)
+    disk_bw = _a(inp.disk_bw)
+    can_disk = disk_bw > 0
+    disk_stored = np.where(can_disk, np.clip(weights_host - np.maximum(_a(inp.host_cap) - kv_host, 0.0), 0.0, None),
+                           0.0)
+    runs = (host_stored <= host_cap) | (can_disk & (kv_host <= host_cap))
+    from_disk = runs & (disk_stored > 0)
+    fits = (dense_host == 0) & (expert_host == 0) & (kv_share == 0)
 
     # the recurrent state is read and written back each step: twice its bytes
     kv_read = streams * (kv_per_stream(inp.kv_full, inp.kv_window, inp.window, inp.context)
@@ -137,20 +198,33 @@ def solve(inp: Inputs) -> Outputs:
     expert_read = _a(inp.expert_bytes) * expert_read_share(inp.expert_share, streams, inp.expert_spread)
     dense_weights_read = _a(inp.dense_bytes) - _a(inp.unread_bytes)
     fast_weights = (1 - dense_host) * dense_weights_read + (1 - expert_host) * expert_read
-    fast_kv = (1 - dense_host) * kv_read
-    host_read = dense_host * (dense_weights_read + kv_read) + expert_host * expert_read
+    fast_kv = (1 - kv_share) * kv_read
+    host_weights_read = dense_host * dense_weights_read + expert_host * expert_read
+    host_read = host_weights_read + kv_share * kv_read
+    disk_share = np.where(weights_host > 0, disk_stored / np.where(weights_host > 0, weights_host, 1.0), 0.0)
+    disk_read = disk_share * host_weights_read
 
     fast_rate = _a(inp.fast_bw) * _a(inp.fast_eta)
     t_weights = fast_weights / fast_rate
     t_kv = _a(inp.kv_factor) * fast_kv / fast_rate
-    t_host = host_read / (_a(inp.host_bw) * _a(inp.host_eta))
-    t_mem_ceiling = (fast_weights + fast_kv) / _a(inp.fast_bw) + host_read / _a(inp.host_bw)
+    safe_disk = np.where(can_disk, disk_bw, 1.0)
+    t_disk = np.where(can_disk, disk_read / safe_disk, 0.0)
+    t_host_bytes = (host_read - disk_read) / (_a(inp.host_bw) * _a(inp.host_eta)) + t_disk
+    t_mem_ceiling = (fast_weights + fast_kv) / _a(inp.fast_bw) + (host_read - disk_read) / _a(inp.host_bw) + t_disk
 
     flops = _a(inp.flops)
     bpw = _a(inp.bytes_per_weight)
     quantized = bpw < 1.99
     dense_bpw = _a(inp.dense_bytes_per_weight)
     dense_bpw = np.where(np.isnan(dense_bpw), bpw, dense_bpw)
+    attn_flops = attention_flops(inp, inp.context)
+    # The host CPU computes what sits in host RAM: 2 FLOP per weight for each stream's token (its own k
+    # experts), and attention over the KV cache held there, per stream.
+    host_flops = streams * (2.0 * (dense_host * dense_weights_read / dense_bpw
+                                   + expert_host * _a(inp.expert_bytes) * _a(inp.expert_share) / bpw)
+                            + kv_share * attn_flops)
+    t_host_compute = host_flops / _a(inp.host_flops)
+    t_host = np.maximum(t_host_bytes, t_host_compute)
     # each part counted at its own bytes per weight, unpacked only where it is quantized (below 16 bits)
     unpacked = (np.where(dense_bpw < 1.99, (1 - dense_host) * dense_weights_read / dense_bpw, 0.0)
                 + np.where(quantized, (1 - expert_host) * expert_read / bpw, 0.0))
@@ -158,7 +232,6 @@ def solve(inp: Inputs) -> Outputs:
     # An MoE model's step also runs router, top-k and expert-gather kernels: moe_token_factor × t₀.
     t_token_dense = _a(inp.token_time) * np.ones_like(t_weights)
     t_token = t_token_dense * np.where(_a(inp.expert_bytes) > 0, _a(inp.moe_token_factor), 1.0)
-    attn_flops = attention_flops(inp, inp.context)
     per_token_flops = 2.0 * _a(inp.active_params) + attn_flops
     t_compute = streams * per_token_flops / (flops * _a(inp.compute_eta))
     t_compute_ceiling = streams * per_token_flops / flops
@@ -169,7 +242,7 @@ def solve(inp: Inputs) -> Outputs:
     # per query head, at a small share of the peak, for the layers held in fast memory. With fused
     # attention (flash attention, MLX, vLLM, a given η) κ covers the KV reads and this is 0.
     attn_eta = _a(inp.unfused_attn_eta)
-    t_attn = np.where(attn_eta > 0, (1 - dense_host) * streams * attn_flops
+    t_attn = np.where(attn_eta > 0, (1 - kv_share) * streams * attn_flops
                       / (flops * np.where(attn_eta > 0, attn_eta, 1.0)), 0.0)
     t_memory = t_weights + t_kv + t_host + t_dequant + t_streams + t_attn
 
@@ -193,18 +266,28 @@ def solve(inp: Inputs) -> Outputs:
     t_verify = np.where(speculating, np.maximum(t_memory, t_compute * (k + 1)) + t_token, step)
     decode = np.where(speculating, tokens_per_pass / (k * t_draft + t_verify), decode_plain)
 
-    prefill, matmul_flops, prefill_attn, matmul_eta, t_link = _prefill(inp, host_stored, quantized)
+    kv_mode = _a(inp.kv_host) > 0
+    # with -nkvo the cache stays put and its attention runs on the host; a host layer's KV crosses with it
+    link_bytes = weights_host - disk_stored + np.where(kv_mode, 0.0, kv_host)
+    prefill, matmul_flops, prefill_attn, matmul_eta, t_link = _prefill(
+        inp, link_bytes, disk_stored, np.where(kv_mode, kv_share, 0.0), quantized)
 
     zero = np.zeros_like(decode)
     decode = np.where(runs, decode, zero)
     one = np.ones_like(decode)
     return Outputs(
         runs=np.asarray(runs), fits=np.asarray(fits & runs), footprint=footprint, kv_hold=kv_hold,
-        host_stored=host_stored, layers_on_device=on_device,
-        kv_read=kv_read * one, weights_read=(fast_weights + host_read - dense_host * kv_read) * one,
+        host_stored=host_stored * one, weights_host_stored=weights_host * one, kv_host_stored=kv_host * one,
+        disk_stored=disk_stored * one, streams_from_disk=np.asarray(from_disk) & (one > 0),
+        layers_on_device=on_device * one, dense_host_share=dense_host * one, expert_host_share=expert_host * one,
+        kv_host_share=kv_share * one, placement=_placement_code(inp) * one, alt_placement=-one,
+        alt_decode=np.nan * one,
+        kv_read=kv_read * one, weights_read=(fast_weights + host_weights_read) * one,
         fast_read=(fast_weights + fast_kv) * one, fast_kv=fast_kv * one, host_read=host_read * one,
+        disk_read=disk_read * one, host_flops=host_flops * one,
         unpacked_weights=unpacked * one, flops_per_token=per_token_flops * one, attn_flops_per_token=attn_flops * one,
-        t_weights=t_weights * one, t_kv=t_kv * one, t_host=t_host * one, t_dequant=t_dequant * one,
+        t_weights=t_weights * one, t_kv=t_kv * one, t_host=t_host * one, t_host_bytes=t_host_bytes * one,
+        t_host_compute=t_host_compute * one, t_dequant=t_dequant * one,
         t_streams=t_streams * one, t_attn=t_attn * one, t_memory=t_memory * one,
         t_compute=t_compute * one, t_token=t_token * one, t_step=step * one,
         compute_bound=np.asarray(t_compute > t_memory) & (one > 0),

@@ -51,6 +51,17 @@ class Inputs:
     prefill_rate: Num  # measured tok/s; NaN uses the compute estimate
     # MoE experts of this many layers forced into host memory (llama.cpp --n-cpu-moe); NaN: none
     cpu_moe_layers: Num = float("nan")
+    # 1.0: the KV cache (and a hybrid's state) is held in host RAM and attended there (llama.cpp -nkvo);
+    # the weights stay in fast memory, by whole layers if they do not all fit
+    kv_host: Num = 0.0
+    # 1.0: place by whichever of layers, experts first and KV on the host decodes fastest and runs
+    auto_place: Num = 0.0
+    # FLOP/s the host CPU realizes on host-resident weights and attention (threads × per-thread rate);
+    # infinite: only host bandwidth counts (an engine that streams host weights to the GPU)
+    host_flops: Num = math.inf
+    # bytes/s weights beyond host RAM are read from disk at each step (llama.cpp's mmap); 0: the engine
+    # cannot, and a model beyond fast and host memory does not run
+    disk_bw: Num = 0.0
     # a hybrid model's linear-attention or state-space layers: fixed bytes of state per stream, held like
     # the KV cache and read and rewritten on every step whatever the context (0: none)
     state_bytes: Num = 0.0

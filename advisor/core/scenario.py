@@ -62,15 +62,20 @@ class Workload(Frozen):
                                               "llama-bench since mid-2026; before that llama-bench defaulted "
                                               "to off). Off, attention runs as separate kernels per query "
                                               "head and long contexts slow decode much more")
-    offload: Literal["layers", "experts"] = Field("layers", title="Offload",
-                                                  description="What leaves fast memory first when it is full: whole "
-                                                              "layers, or only MoE experts (llama.cpp --n-cpu-moe)")
+    offload: Literal["layers", "experts", "kv", "auto"] = Field(
+        "layers", title="Offload",
+        description="Where things go when fast memory is full: whole layers with their KV cache (llama.cpp "
+                    "-ngl), MoE experts first (--n-cpu-moe / -ot exps=CPU), the KV cache in host RAM with the "
+                    "weights on the GPU (-nkvo), or auto: the fastest of these that fits (what --fit picks)")
     gpu_layers: int | None = Field(None, ge=0, le=1000, title="GPU layers",
                                    description="Force N layers on the GPU (llama.cpp -ngl); "
                                                "empty fits as many as possible")
     cpu_moe_layers: int | None = Field(None, ge=0, le=1000, title="CPU MoE layers",
                                        description="Keep the MoE experts of the first N layers in host RAM "
                                                    "(llama.cpp --n-cpu-moe); empty lets placement decide")
+    threads: int | None = Field(None, ge=1, le=1024, title="Threads",
+                                description="CPU threads for host-resident work (llama.cpp -t); empty: the "
+                                            "host's physical cores")
     prefill_rate: float | None = Field(None, ge=0.01, le=1e9, title="Measured prefill",
                                        json_schema_extra={"unit": "tok/s"},
                                        description="A measured prefill rate instead of the compute estimate")

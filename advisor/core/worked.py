@@ -9,7 +9,7 @@ import numpy as np
 
 from advisor.core.calibration import BACKEND_LABELS
 from advisor.core.fmt import num
-from advisor.core.inputs import backend_in_use, backend_terms, hardware_factors
+from advisor.core.inputs import backend_in_use, backend_terms, hardware_factors, host_threads
 from advisor.core.roofline import Inputs, Outputs
 from advisor.core.scenario import Scenario
 from advisor.core.terms import MachineTerms
@@ -80,8 +80,7 @@ def memory_terms_text(s: Scenario, inp: Inputs, out: Outputs, eta: float) -> lis
         scaled = f" × {factor:.2f}" if factor != 1 else ""
         parts.append(f"KV {num(kv / GB)} GB{scaled} at the same rate = {ms(first(out.t_kv))}")
     if (host := first(out.host_read)) > 0:
-        parts.append(f"host {num(host / GB)} GB ÷ ({num(first(inp.host_bw) / GB)} GB/s × η "
-                     f"{first(inp.host_eta):.2f}) = {ms(first(out.t_host))}")
+        parts.append(host_text(s, inp, out, host))
     if (dq := first(out.t_dequant)) > 0:
         flop = first(inp.dequant_flops) * hw.scaling_efficiency
         parts.append(f"unpacking {num(first(out.unpacked_weights) / 1e9)} B quantized weights × "
@@ -94,6 +93,22 @@ def memory_terms_text(s: Scenario, inp: Inputs, out: Outputs, eta: float) -> lis
         parts.append(f"attention without flash attention {num(gflop)} GFLOP ÷ ({num(hw.compute_tflops)} TFLOPS × "
                      f"η {eta_a:.3g}) = {ms(t_attn)}")
     return parts
+
+
+def host_text(s: Scenario, inp: Inputs, out: Outputs, host: float) -> str:
+    """The host's part of the step: its RAM (and disk) reads, or, when longer, the host CPU's arithmetic."""
+    disk = first(out.disk_read)
+    reads = (f"host {num((host - disk) / GB)} GB ÷ ({num(first(inp.host_bw) / GB)} GB/s × η "
+             f"{first(inp.host_eta):.2f})")
+    if disk > 0:
+        reads += f" + disk {num(disk / GB)} GB ÷ {num(first(inp.disk_bw) / GB)} GB/s"
+    t_host, t_bytes = first(out.t_host), first(out.t_host_bytes)
+    if first(out.t_host_compute) <= t_bytes:
+        return f"{reads} = {ms(t_host)}"
+    threads = host_threads(s)
+    return (f"host CPU {num(first(out.host_flops) / 1e9)} GFLOP (its weights and the attention over its KV) ÷ "
+            f"({threads} thread{'s' if threads != 1 else ''} × {num(s.hardware.host_gflops_per_thread)} GFLOPS) "
+            f"= {ms(t_host)}, longer than reading its {num(host / GB)} GB ({ms(t_bytes)})")
 
 
 def compute_text(s: Scenario, inp: Inputs, out: Outputs) -> str:
@@ -140,8 +155,10 @@ def ceiling_text(s: Scenario, inp: Inputs, out: Outputs) -> str:
                 f"than reading {num((fast_read + host_read) / GB)} GB ({ms(first(out.t_mem_ceiling))}) "
                 f"→ {num(first(out.ceiling))} tok/s ceiling")
     if host_read > 0:
-        return (f"{num(fast_read / GB)} GB ÷ {num(fast_bw / GB)} GB/s + {num(host_read / GB)} GB ÷ "
-                f"{num(first(inp.host_bw) / GB)} GB/s host = {ms(first(out.t_mem_ceiling))} per step "
+        disk = first(out.disk_read)
+        from_disk = f" + {num(disk / GB)} GB ÷ {num(first(inp.disk_bw) / GB)} GB/s disk" if disk > 0 else ""
+        return (f"{num(fast_read / GB)} GB ÷ {num(fast_bw / GB)} GB/s + {num((host_read - disk) / GB)} GB ÷ "
+                f"{num(first(inp.host_bw) / GB)} GB/s host{from_disk} = {ms(first(out.t_mem_ceiling))} per step "
                 f"→ {num(first(out.ceiling))} tok/s ceiling")
     ceiling = num(first(out.ceiling))
     text = f"{num(fast_bw / GB)} GB/s ÷ {num(fast_read / GB)} GB read per step = {ceiling} tok/s ceiling"
@@ -191,5 +208,7 @@ def prefill_text(s: Scenario, inp: Inputs, out: Outputs) -> str:
                + f" at η {eta:.2f}{backend[1] if backend else ''}" if attn > 0 else "")
             + f", of {num(hw.compute_tflops)} TFLOPS = {num(first(out.prefill))} tok/s")
     if first(out.t_prefill_link) > 0:
-        text += f" (host weights cross the link per 512-token batch: {ms(first(out.t_prefill_link))} per prompt)"
+        disk = " and those on disk are read from it" if first(out.disk_stored) > 0 else ""
+        text += (f" (host weights cross the link{disk} per 512-token batch: {ms(first(out.t_prefill_link))} "
+                 "per prompt)")
     return text

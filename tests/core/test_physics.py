@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from advisor.core.curves import curve
+from advisor.core.efficiency import Engine
 from advisor.core.evaluate import evaluate
 from advisor.core.feel import Feel, feel
 from advisor.core.hardware import Hardware, HardwareClass
@@ -76,7 +77,10 @@ def test_eighty_percent_on_gpu_runs_closer_to_cpu_speed() -> None:
 
 def test_past_host_memory_does_not_run() -> None:
     small_host = GPU24.model_copy(update={"host_memory_gb": 8})
-    r = evaluate(scen(hw=small_host, model=LLAMA70, bits=16))
+    # llama.cpp maps the file and reads what RAM cannot hold from disk (tests/core/test_placements.py); an
+    # engine that cannot, does not run
+    assert evaluate(scen(hw=small_host, model=LLAMA70, bits=16)).streams_from_disk
+    r = evaluate(scen(hw=small_host, model=LLAMA70, bits=16, engine=Engine.VLLM))
     assert not r.runs
     assert r.decode_tok_s is None and r.interactive_class is None
     assert any("Does not run" in n for n in r.notes)

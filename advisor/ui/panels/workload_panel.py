@@ -4,6 +4,7 @@ speculative decoding, and presets."""
 from __future__ import annotations
 
 import math
+from typing import get_args
 
 from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtWidgets import (
@@ -26,7 +27,8 @@ from advisor.ui.store import Snapshot, Store
 MIN_CONTEXT = 512
 SLIDER_STEPS = 1000  # slider positions between 512 and the model's maximum, on a log scale
 
-OFFLOAD_LABELS = {"layers": "whole layers to host RAM", "experts": "MoE experts to host RAM first"}
+OFFLOAD_LABELS = {"layers": "whole layers to host RAM (-ngl)", "experts": "MoE experts to host RAM first",
+                  "kv": "KV cache in host RAM (-nkvo)", "auto": "auto: the fastest that fits"}
 
 
 def slider_to_context(pos: int, max_context: int) -> int:
@@ -81,8 +83,8 @@ class WorkloadPanel(QWidget):
         self.flash = QCheckBox("Flash attention")
         self.flash.setToolTip(Workload.model_fields["flash_attention"].description or "")
         self.offload = QComboBox()
-        for key, label in OFFLOAD_LABELS.items():
-            self.offload.addItem(label, key)
+        for key in get_args(Workload.model_fields["offload"].annotation):  # the field's values, in its order
+            self.offload.addItem(OFFLOAD_LABELS.get(key, key), key)
         self.offload.setToolTip(Workload.model_fields["offload"].description or "")
 
         self.spec_on = QCheckBox("Speculative decoding")
@@ -194,7 +196,6 @@ class WorkloadPanel(QWidget):
         for combo, value in ((self.engine, w.engine.value), (self.offload, w.offload), (self.backend, backend_value)):
             with QSignalBlocker(combo):
                 combo.setCurrentIndex(combo.findData(value))
-        self.offload.setEnabled(s.model.is_moe)
         with QSignalBlocker(self.spec_on):
             self.spec_on.setChecked(w.speculative.enabled)
         for name, box in self.spec.items():

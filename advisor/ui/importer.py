@@ -1,9 +1,12 @@
 """Import a model from a GGUF header or a Hugging Face config.json, save it as a custom catalog
-entry, and switch to it (with the GGUF's own bits per weight as the quant)."""
+entry, and switch to it (with the GGUF's own bits per weight as the quant). The window reads the file
+in a worker thread (start_import), so a slow header never freezes it, and Cancel leaves nothing changed."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
@@ -13,6 +16,7 @@ from advisor.catalog.schema import ModelEntry
 from advisor.core.quant import Quant
 from advisor.paths import user_catalog_dir
 from advisor.ui.context_window import clamp_to_window
+from advisor.ui.workers import Task, busy_dialog, failure_message
 
 FILTER = "Model files (*.gguf config.json *.json);;GGUF (*.gguf);;Hugging Face config (config.json *.json)"
 
@@ -29,16 +33,25 @@ def read_model_file(path: Path) -> tuple[ModelEntry, Quant | None]:
 
 
 def import_model_file(window: QWidget, path: Path) -> bool:
-    from advisor.catalog.gguf_import import GGUFError
-    from advisor.catalog.hf_import import HFImportError
+    """Read, save and switch to the model in `path`, in the calling thread (scripts and tests; the
+    window's File → Import runs start_import)."""
+    try:
+        entry, quant = read_model_file(path)
+    except (ValueError, OSError) as err:  # GGUFError and HFImportError are ValueErrors
+        window.error("Cannot import model", failure_message(err, path.name))  # type: ignore[attr-defined]
+        return False
+    return apply_import(window, path, entry, quant)
+
+
+def apply_import(window: QWidget, path: Path, entry: ModelEntry, quant: Quant | None) -> bool:
+    """Save the read entry in the user's catalog and switch the window to it (on the GUI thread)."""
     from advisor.catalog.user_store import save_entry
 
     store = window.store  # type: ignore[attr-defined]
     try:
-        entry, quant = read_model_file(path)
         save_entry("models", entry, user_catalog_dir())
-    except (GGUFError, HFImportError, OSError, ValueError) as err:
-        window.error("Cannot import model", str(err))  # type: ignore[attr-defined]
+    except (OSError, ValueError) as err:
+        window.error("Cannot import model", failure_message(err, path.name))  # type: ignore[attr-defined]
         return False
     store.set_catalog(load_catalog(user_catalog_dir()))
     window.model_panel.refresh_entries()  # type: ignore[attr-defined]
@@ -54,8 +67,27 @@ def import_model_file(window: QWidget, path: Path) -> bool:
     return True
 
 
+def start_import(window: QWidget, path: Path,
+                 on_done: Callable[[ModelEntry], object] | None = None) -> Task:
+    """Read `path` in a worker thread behind a busy dialog with Cancel; save and switch only when the
+    read finished uncancelled, so a cancel changes nothing (no entry saved, no undo step)."""
+    task = Task(lambda: read_model_file(path), window)
+
+    def done(result: object) -> None:
+        entry, quant = cast(tuple[ModelEntry, Quant | None], result)
+        if apply_import(window, path, entry, quant) and on_done is not None:
+            on_done(entry)
+
+    task.succeeded.connect(done)
+    task.failed.connect(lambda err: window.error(  # type: ignore[attr-defined]
+        "Cannot import model", failure_message(err, path.name)))
+    busy_dialog(window, "Import model", f"Reading {path.name}…", task)
+    task.start()
+    return task
+
+
 def import_model_dialog(window: QWidget) -> None:
     path, _ = QFileDialog.getOpenFileName(window, "Import model", "", FILTER)
-    if path and import_model_file(window, Path(path)):
-        QMessageBox.information(window, "Model imported",
-                                f"Saved as a custom catalog entry in {user_catalog_dir()}.")
+    if path:
+        start_import(window, Path(path), lambda _entry: QMessageBox.information(
+            window, "Model imported", f"Saved as a custom catalog entry in {user_catalog_dir()}."))

@@ -4,17 +4,16 @@ plus a host memory bandwidth test that fills in the CPU figures.
 
     dialog = open_measure_dialog(window)   # the window's store and hardware panel; non-modal
 
-Everything that computes lives in advisor.measure (pure); this module shows and routes it."""
+Everything that computes lives in advisor.measure (pure); this module shows and routes it. The Fit
+button fits in a worker thread (a busy bar and Cancel beside it), so a long paste never freezes the window."""
 
 from __future__ import annotations
 
 import datetime as _dt
-import os
-import threading
 from html import escape
 from typing import Any
 
-from PySide6.QtCore import QThread, Signal
+from PySide6.QtCore import QTimer
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QDialog,
@@ -35,56 +34,23 @@ from PySide6.QtWidgets import (
 from advisor.catalog.loader import load_catalog
 from advisor.catalog.schema import HardwareEntry
 from advisor.catalog.user_store import UserStoreError, save_entry
-from advisor.core.hardware import HardwareClass
-from advisor.measure.bandwidth import CAVEAT, DEFAULT_SECONDS, BandwidthResult, default_size, measure_bandwidth
+from advisor.core.scenario import Scenario
 from advisor.measure.entry import apply_measured, measured_entry
-from advisor.measure.fit import Change, FitError, FitResult, RowFit, fit_eta, prediction_change
+from advisor.measure.fit import Change, FitResult, RowFit, fit_eta, prediction_change
 from advisor.measure.llama_bench import BenchError, BenchRow, parse_llama_bench, typed_row
 from advisor.paths import user_catalog_dir
+from advisor.ui.measure_bandwidth import WARN, BandwidthSection
 from advisor.ui.panels.hardware_panel import pick_hardware
 from advisor.ui.store import Store
+from advisor.ui.workers import SHOW_AFTER_MS, Task, failure_message
 
 COLUMNS = ("Test", "ngl", "Measured", "Ceiling η=1", "Implied η", "With your η", "Shipped model", "Note")
 PLACEHOLDER = ("Paste what llama-bench printed — the markdown table (with its header line), or its "
                "-o json / -o jsonl output. For example:\n\n"
                "llama-bench -m model.gguf -p 512 -n 128 -d 0,4096,16384 -fa 1")
-WARN = "#D55E00"
 
 
-def _ram_bytes() -> float | None:
-    try:
-        return float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
-    except (AttributeError, ValueError, OSError):
-        return None
-
-
-class BandwidthThread(QThread):
-    """Runs measure_bandwidth off the GUI thread; cancel() stops it after the current pass."""
-
-    progressed = Signal(float)  # fraction done
-    measured = Signal(object)  # BandwidthResult
-    failed = Signal(str)
-
-    def __init__(self, seconds: float, size_bytes: int, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.seconds = seconds
-        self.size_bytes = size_bytes
-        self._stop = threading.Event()
-
-    def cancel(self) -> None:
-        self._stop.set()
-
-    def run(self) -> None:
-        try:
-            result = measure_bandwidth(self.seconds, self.size_bytes, progress=self.progressed.emit,
-                                       cancelled=self._stop.is_set)
-        except (MemoryError, ValueError) as err:
-            self.failed.emit(f"The bandwidth test could not run: {err or type(err).__name__}")
-            return
-        self.measured.emit(result)
-
-
-class MeasureDialog(QDialog):
+class MeasureDialog(BandwidthSection, QDialog):
     def __init__(self, store: Store, parent: QWidget | None = None, hardware_panel: Any = None) -> None:
         super().__init__(parent)
         self.store = store
@@ -95,8 +61,7 @@ class MeasureDialog(QDialog):
         self.fit_result: FitResult | None = None
         self.change: Change | None = None
         self.saved: HardwareEntry | None = None
-        self.bandwidth: BandwidthResult | None = None
-        self.bandwidth_thread: BandwidthThread | None = None
+        self.fit_task: Task | None = None  # the fit running now, if any
         self._fitted_for: tuple[object, ...] | None = None  # the scenario the shown fit belongs to
 
         self.intro = QLabel()
@@ -114,6 +79,11 @@ class MeasureDialog(QDialog):
         self.typed_label = QLabel()
         self.fit_button = QPushButton("Fit η")
         self.fit_button.setDefault(True)
+        self.fit_progress = QProgressBar()
+        self.fit_progress.setRange(0, 0)  # busy: a fit does not know its fraction
+        self.fit_progress.setMaximumWidth(120)
+        self.fit_cancel = QPushButton("Cancel")
+        self.fit_cancel.setToolTip("Stop fitting: nothing of this fit is shown or kept")
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(list(COLUMNS))
         self.table.verticalHeader().hide()
@@ -130,6 +100,8 @@ class MeasureDialog(QDialog):
         typed_row_layout.addWidget(self.typed_label, 1)
         typed_row_layout.addWidget(self.typed)
         typed_row_layout.addWidget(self.fit_button)
+        typed_row_layout.addWidget(self.fit_progress)
+        typed_row_layout.addWidget(self.fit_cancel)
         fit_box = QGroupBox("llama-bench results")
         fit_lay = QVBoxLayout(fit_box)
         fit_lay.addWidget(self.intro)
@@ -142,30 +114,7 @@ class MeasureDialog(QDialog):
         save_row.addWidget(self.save_button)
         fit_lay.addLayout(save_row)
 
-        self.bw_start = QPushButton("Measure host memory bandwidth")
-        self.bw_cancel = QPushButton("Cancel")
-        self.bw_cancel.setEnabled(False)
-        self.bw_progress = QProgressBar()
-        self.bw_progress.setRange(0, 100)
-        self.bw_result = QLabel("Not measured yet.")
-        self.bw_result.setWordWrap(True)
-        self.bw_apply = QPushButton("Use it")
-        self.bw_apply.setEnabled(False)
-        caveat = QLabel(CAVEAT)
-        caveat.setWordWrap(True)
-        caveat.setStyleSheet("color: #555")
-        bw_box = QGroupBox("This machine's memory")
-        bw_lay = QVBoxLayout(bw_box)
-        row = QHBoxLayout()
-        row.addWidget(self.bw_start)
-        row.addWidget(self.bw_progress, 1)
-        row.addWidget(self.bw_cancel)
-        bw_lay.addLayout(row)
-        row2 = QHBoxLayout()
-        row2.addWidget(self.bw_result, 1)
-        row2.addWidget(self.bw_apply)
-        bw_lay.addLayout(row2)
-        bw_lay.addWidget(caveat)
+        bw_box = self._bandwidth_box()
 
         close = QPushButton("Close")
         close.clicked.connect(self.close)
@@ -178,11 +127,10 @@ class MeasureDialog(QDialog):
         lay.addLayout(bottom)
         self.resize(900, 760)
 
-        self.fit_button.clicked.connect(lambda _c=False: self.fit())
+        self._fit_busy(False)
+        self.fit_button.clicked.connect(lambda _c=False: self.start_fit())
+        self.fit_cancel.clicked.connect(self.cancel_fit)
         self.save_button.clicked.connect(lambda _c=False: self.save())
-        self.bw_start.clicked.connect(lambda _c=False: self.start_bandwidth())
-        self.bw_cancel.clicked.connect(self.cancel_bandwidth)
-        self.bw_apply.clicked.connect(lambda _c=False: self.apply_bandwidth())
         store.changed.connect(self._scenario_changed)
         self._scenario_changed()
 
@@ -198,47 +146,84 @@ class MeasureDialog(QDialog):
         self.typed_label.setText(f"…or a decode speed you measured for this scenario (at its "
                                  f"{s.workload.context:,}-token context):")
         self._update_apply_label()
-        if self._fitted_for is not None and self._fit_key() != self._fitted_for:
+        if self._fitted_for is not None and self._fit_key(s, self.rows) != self._fitted_for:
             self.save_button.setEnabled(False)
             self.save_button.setText("The scenario changed: fit again to save")
 
-    def _fit_key(self) -> tuple[object, ...]:
-        """What the shown fit depends on: the machine, model and quant, and for a typed figure the
-        whole workload it was measured at (the efficiencies aside: saving sets those)."""
-        s = self.store.session.scenario
+    @staticmethod
+    def _fit_key(s: Scenario, rows: list[BenchRow]) -> tuple[object, ...]:
+        """What a fit depends on: the machine, model and quant, and for a typed figure the whole
+        workload it was measured at (the efficiencies aside: saving sets those)."""
         key: tuple[object, ...] = (s.hardware.model_copy(update={"name": ""}), s.model, s.quant)
-        if any(r.source == "typed" for r in self.rows):
+        if any(r.source == "typed" for r in rows):
             key += (s.workload.model_copy(update={"efficiency": None, "compute_efficiency": None}),)
         return key
 
     # --- fitting ------------------------------------------------------------------------------
-    def fit(self) -> FitResult | None:
-        """Parse the pasted text (and the typed figure), fit, and show the rows and what changes."""
-        scenario = self.store.session.scenario
+    def _begin_fit(self) -> tuple[Scenario, str, float]:
+        """Clear the shown fit (never leave the last paste's message beside this one's rows); what to fit."""
+        if self.fit_task is not None:
+            self.fit_task.cancel()  # a newer fit replaces it
+            self.fit_task = None
         self.fit_result = self.change = None
         self.save_button.setEnabled(False)
         self._fitted_for = None
-        self.summary.setText("")  # never leave the last paste's message beside this one's rows
+        self.summary.setText("")
+        return self.store.session.scenario, self.paste.toPlainText(), self.typed.value()
+
+    def fit(self) -> FitResult | None:
+        """Parse, fit and show in the calling thread (scripts and tests; the Fit button runs start_fit)."""
+        scenario, text, typed = self._begin_fit()
         try:
-            rows = parse_llama_bench(self.paste.toPlainText()) if self.paste.toPlainText().strip() else []
-            if self.typed.value() > 0:
-                rows.append(typed_row(self.typed.value(), scenario.workload.context))
-            if not rows:
-                raise BenchError("paste llama-bench output, or type a decode speed you measured")
-            self.rows = rows
-            fit = fit_eta(scenario, rows)
-        except (BenchError, FitError, ValueError, ArithmeticError, RecursionError) as err:  # the last: a fit gave up
-            self._show_rows([], [])
-            self._error(str(err))
+            outcome = compute_fit(scenario, text, typed)
+        except Exception as err:  # any failure of a fit is its message, as from the worker
+            self._fit_failed(err)
             return None
+        return self._fit_done(scenario, outcome)
+
+    def start_fit(self) -> Task:
+        """Fit in a worker thread; the rows and summary appear when it ends, unless cancelled first."""
+        scenario, text, typed = self._begin_fit()
+        task = Task(lambda: compute_fit(scenario, text, typed), self)
+        task.succeeded.connect(lambda outcome: self._fit_done(scenario, outcome))
+        task.failed.connect(self._fit_failed)
+        self.fit_task = task
+        self.fit_button.setEnabled(False)
+        QTimer.singleShot(SHOW_AFTER_MS, self, lambda: self._fit_busy(self.fit_task is task))  # no flash
+        task.start()
+        return task
+
+    def cancel_fit(self) -> None:
+        if self.fit_task is not None:
+            self.fit_task.cancel()
+            self.fit_task = None
+            self._fit_busy(False)
+            self._error("Cancelled: nothing fitted.")
+
+    def _fit_busy(self, busy: bool) -> None:
+        self.fit_progress.setVisible(busy)
+        self.fit_cancel.setVisible(busy)
+        self.fit_button.setEnabled(not busy and self.fit_task is None)
+
+    def _fit_failed(self, err: BaseException) -> None:
+        self.fit_task = None
+        self._fit_busy(False)
+        self.rows = []
+        self._show_rows([], [])
+        self._error(failure_message(err))
+
+    def _fit_done(self, scenario: Scenario, outcome: tuple[list[BenchRow], FitResult, Change]) -> FitResult:
+        self.fit_task = None
+        self._fit_busy(False)
+        self.rows, fit, self.change = outcome
         self.fit_result = fit
-        self.change = prediction_change(scenario, fit)
         fitted = [r for f in (fit.decode, fit.prefill) if f is not None for r in f.rows]
         self._show_rows(fitted, list(fit.skipped))
         self.summary.setText(self._summary_html(fit, self.change))
         self.save_button.setEnabled(True)
         self.save_button.setText(f"Save as “{self._entry_name()}” and use it")
-        self._fitted_for = self._fit_key()
+        self._fitted_for = self._fit_key(scenario, self.rows)
+        self._scenario_changed()  # the scenario may have changed while the fit ran
         return fit
 
     def _entry_name(self) -> str:
@@ -317,67 +302,21 @@ class MeasureDialog(QDialog):
                              f"({escape(entry.id)}) in {escape(str(user_catalog_dir()))}; it is selected now.")
         return entry
 
-    # --- host bandwidth -----------------------------------------------------------------------
-    def _bandwidth_field(self) -> tuple[str, str]:
-        if self.store.session.scenario.hardware.kind is HardwareClass.CPU:
-            return "bandwidth_gbps", "the CPU's memory bandwidth"
-        return "host_bandwidth_gbps", "host (system RAM) bandwidth"
-
-    def _update_apply_label(self) -> None:
-        if self.bandwidth is not None:
-            _field, what = self._bandwidth_field()
-            self.bw_apply.setText(f"Use {self.bandwidth.gbps:.1f} GB/s as {what}")
-
-    def start_bandwidth(self, seconds: float = DEFAULT_SECONDS, size_bytes: int | None = None) -> BandwidthThread:
-        if self.bandwidth_thread is not None and self.bandwidth_thread.isRunning():
-            return self.bandwidth_thread
-        thread = BandwidthThread(seconds, size_bytes or default_size(_ram_bytes()), self)
-        thread.progressed.connect(lambda f: self.bw_progress.setValue(round(100 * f)))
-        thread.measured.connect(self._bandwidth_done)
-        thread.failed.connect(self._bandwidth_failed)
-        self.bandwidth_thread = thread
-        self.bw_start.setEnabled(False)
-        self.bw_cancel.setEnabled(True)
-        self.bw_apply.setEnabled(False)
-        self.bw_progress.setValue(0)
-        self.bw_result.setText(f"Measuring for up to {seconds:g} s…")
-        thread.start()
-        return thread
-
-    def cancel_bandwidth(self) -> None:
-        if self.bandwidth_thread is not None:
-            self.bandwidth_thread.cancel()
-
-    def _bandwidth_done(self, result: BandwidthResult) -> None:
-        self.bandwidth = result if result.passes > 0 and result.gbps > 0 else None
-        self.bw_start.setEnabled(True)
-        self.bw_cancel.setEnabled(False)
-        if self.bandwidth is None:
-            self.bw_result.setText("Cancelled before a full pass: nothing measured.")
-            return
-        self.bw_progress.setValue(100 if not result.cancelled else self.bw_progress.value())
-        self.bw_result.setText(result.summary())
-        self.bw_apply.setEnabled(True)
-        self._update_apply_label()
-
-    def _bandwidth_failed(self, message: str) -> None:
-        self.bw_start.setEnabled(True)
-        self.bw_cancel.setEnabled(False)
-        self.bw_result.setText(f"<span style='color:{WARN}'>{escape(message)}</span>")
-
-    def apply_bandwidth(self) -> bool:
-        """Put the measured figure into the scenario: host bandwidth, or the bandwidth of a CPU-only machine."""
-        if self.bandwidth is None:
-            return False
-        name, what = self._bandwidth_field()
-        value = round(self.bandwidth.gbps, 1)
-        return self.store.update("hardware", f"Measured {what}", **{name: value})
-
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt's name
-        if self.bandwidth_thread is not None and self.bandwidth_thread.isRunning():
-            self.bandwidth_thread.cancel()
-            self.bandwidth_thread.wait(10_000)
+        self.cancel_fit()
+        self._stop_bandwidth()
         super().closeEvent(event)
+
+
+def compute_fit(scenario: Scenario, text: str, typed: float) -> tuple[list[BenchRow], FitResult, Change]:
+    """The pasted rows (and a typed figure), the fit and what it changes: pure, run in a worker."""
+    rows = parse_llama_bench(text) if text.strip() else []
+    if typed > 0:
+        rows.append(typed_row(typed, scenario.workload.context))
+    if not rows:
+        raise BenchError("paste llama-bench output, or type a decode speed you measured")
+    fit = fit_eta(scenario, rows)
+    return rows, fit, prediction_change(scenario, fit)
 
 
 def _ngl(row: BenchRow) -> str:

@@ -1,8 +1,9 @@
-"""Work that can take a while runs off the GUI thread: importing a model file, fitting η to a paste, the
-host bandwidth test. Results and failures arrive on the GUI thread as signals, so the window keeps
-painting and answering while the work runs, and a cancelled task delivers nothing at all.
+"""Work that can take a while runs off the GUI thread: importing a model file and fitting η to a paste
+(the host bandwidth test has its own thread, advisor.ui.measure_bandwidth). Results and failures arrive on
+the GUI thread as signals, so the window keeps painting and answering while the work runs, and a
+cancelled task delivers nothing at all.
 
-    task = Task(lambda: read_model_file(path), parent=window)
+    task = Task(lambda: read_model_file(path), owner=window)
     task.succeeded.connect(apply)        # on the GUI thread, never after cancel()
     task.failed.connect(show_error)      # the exception the work raised
     busy_dialog(window, "Import model", f"Reading {path.name}…", task)   # progress and Cancel
@@ -16,8 +17,6 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QCoreApplication, QObject, Qt, QThread, QTimer, Signal
 from PySide6.QtWidgets import QProgressDialog, QWidget
-
-from advisor.measure.bandwidth import measure_bandwidth
 
 SHOW_AFTER_MS = 300  # a quick task never flashes a progress dialog
 _RUNNING: set[Task] = set()  # tasks whose thread has not ended: kept from garbage collection
@@ -100,29 +99,3 @@ def busy_dialog(parent: QWidget, title: str, text: str, task: Task) -> QProgress
     task.finished.connect(dialog.reset)  # hides it
     task.finished.connect(dialog.deleteLater)
     return dialog
-
-
-class BandwidthThread(QThread):
-    """Runs measure_bandwidth off the GUI thread; cancel() stops it after the current pass."""
-
-    progressed = Signal(float)  # fraction done
-    measured = Signal(object)  # BandwidthResult
-    failed = Signal(str)
-
-    def __init__(self, seconds: float, size_bytes: int, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.seconds = seconds
-        self.size_bytes = size_bytes
-        self._stop = threading.Event()
-
-    def cancel(self) -> None:
-        self._stop.set()
-
-    def run(self) -> None:
-        try:
-            result = measure_bandwidth(self.seconds, self.size_bytes, progress=self.progressed.emit,
-                                       cancelled=self._stop.is_set)
-        except (MemoryError, ValueError) as err:
-            self.failed.emit(f"The bandwidth test could not run: {err or type(err).__name__}")
-            return
-        self.measured.emit(result)

@@ -131,3 +131,96 @@ def test_a_hostile_paste_replaces_the_last_message(window: MainWindow, qtbot, pa
     assert dialog.fit() is None and not dialog.save_button.isEnabled()
     text = dialog.summary.text()
     assert text and "not a llama-bench table row" not in text and "Traceback" not in text
+
+
+def test_the_fit_button_fits_in_a_worker(window: MainWindow, qtbot) -> None:  # type: ignore[no-untyped-def]
+    use_spark_qwen(window)
+    dialog = MeasureDialog(window.store, window, window.hardware_panel)
+    qtbot.addWidget(dialog)
+    dialog.paste.setPlainText(fixture_text("dgx_spark_qwen2.5_coder_7b_q8_0.md"))
+    same = dialog.fit()
+    assert same is not None and same.decode is not None
+    dialog.fit_button.click()
+    task = dialog.fit_task
+    assert task is not None and not dialog.fit_button.isEnabled()
+    with qtbot.waitSignal(task.succeeded, timeout=20_000):
+        pass
+    fit = dialog.fit_result
+    assert fit is not None and fit.decode is not None and fit.decode.eta == pytest.approx(same.decode.eta, rel=1e-12)
+    assert dialog.table.rowCount() == 10 and dialog.save_button.isEnabled() and dialog.fit_button.isEnabled()
+    assert not dialog.fit_progress.isVisible() and dialog.fit_task is None
+    task.wait(5000)
+
+
+@pytest.fixture
+def slow_fit(monkeypatch: pytest.MonkeyPatch) -> float:
+    import time
+
+    import advisor.ui.measure_dialog as module
+
+    real = module.compute_fit
+
+    def slow(*args):  # type: ignore[no-untyped-def]
+        time.sleep(1.0)
+        return real(*args)
+
+    monkeypatch.setattr(module, "compute_fit", slow)
+    return 1.0
+
+
+def test_a_slow_fit_keeps_the_dialog_responsive_and_cancel_keeps_nothing(  # type: ignore[no-untyped-def]
+        window: MainWindow, qtbot, slow_fit: float) -> None:
+    import time
+
+    from PySide6.QtCore import QTimer
+
+    dialog = MeasureDialog(window.store, window, window.hardware_panel)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.typed.setValue(100.0)
+    ticks: list[float] = []
+    timer = QTimer()
+    timer.timeout.connect(lambda: ticks.append(time.perf_counter()))
+    timer.start(10)
+    t0 = time.perf_counter()
+    task = dialog.start_fit()
+    assert time.perf_counter() - t0 < 0.2
+    qtbot.waitUntil(dialog.fit_progress.isVisible, timeout=2000)
+    assert dialog.fit_cancel.isVisible() and not dialog.fit_button.isEnabled()
+    qtbot.wait(300)
+    assert len([t for t in ticks if t > t0]) >= 10  # the event loop turned while the fit ran
+    dialog.fit_cancel.click()
+    assert "Cancelled" in dialog.summary.text() and dialog.fit_button.isEnabled()
+    assert not dialog.fit_progress.isVisible()
+    with qtbot.waitSignal(task.finished, timeout=10_000):
+        pass
+    qtbot.wait(100)  # a queued result would have arrived by now: it is dropped
+    timer.stop()
+    assert dialog.fit_result is None and dialog.change is None and dialog.table.rowCount() == 0
+    assert not dialog.save_button.isEnabled() and "Cancelled" in dialog.summary.text()
+
+
+def test_a_scenario_change_during_the_fit_voids_it(window: MainWindow, qtbot, slow_fit: float) -> None:  # type: ignore[no-untyped-def]
+    dialog = MeasureDialog(window.store, window, window.hardware_panel)
+    qtbot.addWidget(dialog)
+    dialog.typed.setValue(100.0)  # a typed figure is for the whole workload it was measured at
+    task = dialog.start_fit()
+    window.store.update("workload", context=8192)
+    with qtbot.waitSignal(task.succeeded, timeout=10_000):
+        pass
+    assert dialog.fit_result is not None  # shown, for the scenario it was fitted to
+    assert not dialog.save_button.isEnabled() and dialog.save_button.text() == "The scenario changed: fit again to save"
+    task.wait(5000)
+
+
+@pytest.mark.parametrize("paste", ["[" * 100_000, "| test | t/s |\n| -- | -- |\n| tg128 | 1e999 |\n"])
+def test_a_hostile_paste_in_the_worker_is_one_message(window: MainWindow, qtbot, paste: str) -> None:  # type: ignore[no-untyped-def]
+    dialog = MeasureDialog(window.store, window, window.hardware_panel)
+    qtbot.addWidget(dialog)
+    dialog.paste.setPlainText(paste)
+    task = dialog.start_fit()
+    with qtbot.waitSignal(task.failed, timeout=10_000):
+        pass
+    text = dialog.summary.text()
+    assert text and "Traceback" not in text and dialog.fit_button.isEnabled() and not dialog.save_button.isEnabled()
+    task.wait(5000)

@@ -6,6 +6,7 @@ configuration (`held_out`)."""
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -81,6 +82,17 @@ def held_out(row: Measurement) -> bool:
     return int(hashlib.sha256(config_key(row).encode()).hexdigest(), 16) % 10 < 3
 
 
+_THREADS = re.compile(r"(?<![\w-])-t (\d{1,4})\b|\bthreads[ =:]+(\d{1,4})\b|\b(\d{1,4}) (?:physical )?cores\b", re.I)
+
+
+def row_threads(row: Measurement) -> int | None:
+    """The CPU threads a row's host-resident work ran on, where its notes say (-t N, threads N, N cores)."""
+    m = _THREADS.search(row.notes)
+    if m is None:
+        return None
+    return int(next(g for g in m.groups() if g is not None))
+
+
 def row_kind(row: Measurement, offloaded: bool) -> Kind:
     """Exclusive kinds, most specific first: offload, batch, depth sweep, depth 0."""
     if offloaded:
@@ -113,8 +125,6 @@ def build_case(row: Measurement, catalog: Catalog, specs: Mapping[str, HardwareS
         return Skip(row, f"engine '{row.engine}' not modelled")
     if "Output token throughput" in row.notes:
         return Skip(row, "serving-benchmark throughput (includes prefill and queueing), not decode speed")
-    if "nkvo 1" in row.notes:
-        return Skip(row, "KV cache kept in host RAM (-nkvo 1): not modelled")
     if "-sm tensor (experimental" in row.notes:
         return Skip(row, "llama.cpp's experimental tensor split: not the modelled engine behaviour")
     if row.depth is None:
@@ -134,9 +144,18 @@ def build_case(row: Measurement, catalog: Catalog, specs: Mapping[str, HardwareS
 
     layers = arch.layers
     ngl = row.gpu_layers
-    on_host = (ngl is not None and ngl < ALL_LAYERS and (layers is None or ngl < layers)) or row.n_cpu_moe > 0
-    if on_host and not host_known:
+    kv_host = "nkvo 1" in row.notes  # llama.cpp -nkvo 1: the KV cache in host RAM, attended by the host CPU
+    # -ot exps=CPU and --cpu-moe put every layer's experts in host RAM (--n-cpu-moe N: the first N layers')
+    all_experts = row.n_cpu_moe == 0 and ("exps=CPU" in row.notes or "--cpu-moe" in row.notes)
+    weights_on_host = ((ngl is not None and ngl < ALL_LAYERS and (layers is None or ngl < layers))
+                       or row.n_cpu_moe > 0 or all_experts)
+    on_host = weights_on_host or kv_host
+    if weights_on_host and not host_known:
         return Skip(row, "weights in host RAM, but the host's memory is not stated")
+    if kv_host and not host_known:
+        caveats.append("KV cache in host RAM of an unstated host: the default host's bandwidth")
+    if all_experts and (layers is None or not arch.is_moe):
+        return Skip(row, "every expert in host RAM (-ot exps=CPU / --cpu-moe), but the model's MoE layers are unknown")
     if ngl is not None and 0 < ngl < ALL_LAYERS and layers is None:
         return Skip(row, "-ngl given but the model's layer count is unknown")
     if row.n_cpu_moe > 0 and layers is None:
@@ -162,6 +181,12 @@ def build_case(row: Measurement, catalog: Catalog, specs: Mapping[str, HardwareS
         work["gpu_layers"] = min(ngl, layers or 1000) if ngl < ALL_LAYERS else (layers or 1000)
     if row.n_cpu_moe > 0:
         work["cpu_moe_layers"] = min(row.n_cpu_moe, layers or 1000)
+    elif all_experts:
+        work["cpu_moe_layers"] = layers
+    if kv_host:
+        work["offload"] = "kv"
+    if (threads := row_threads(row)) is not None:
+        work["threads"] = threads
     quant, quant_note = row_quant(row, catalog, arch, bpw)
     if quant_note:
         caveats.append(quant_note)

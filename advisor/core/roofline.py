@@ -69,6 +69,8 @@ class Outputs:
     t_host: Arr  # host-resident weights and KV: max(bytes side, host compute)
     t_host_bytes: Arr  # RAM at the host's η plus disk at its read bandwidth
     t_host_compute: Arr  # host FLOP ÷ host FLOP/s
+    host_hops: Arr  # hand-offs between device and host per step
+    t_host_hops: Arr  # their time (part of t_host)
     t_dequant: Arr  # unpacking quantized weights
     t_streams: Arr  # the streams beyond the first
     t_attn: Arr  # attention without flash attention (0 when fused)
@@ -224,7 +226,13 @@ def _solve(inp: Inputs) -> Outputs:
                                    + expert_host * _a(inp.expert_bytes) * _a(inp.expert_share) / bpw)
                             + kv_share * attn_flops)
     t_host_compute = host_flops / _a(inp.host_flops)
-    t_host = np.maximum(t_host_bytes, t_host_compute)
+    # Hand-offs: a run of whole host layers is left and re-entered once; a layer whose experts (or, with
+    # -nkvo, whose attention) run on the host while the rest of it stays on the device costs two per step.
+    layers = _a(inp.layers)
+    split_layers = np.where(_a(inp.kv_host) > 0, on_device, np.maximum(expert_host - dense_host, 0.0) * layers)
+    hops = np.where(host_read > 0, 2.0 * np.round(split_layers) + np.where(dense_host > 0, 2.0, 0.0), 0.0)
+    t_hops = hops * _a(inp.hop_time)
+    t_host = np.maximum(t_host_bytes, t_host_compute) + t_hops
     # each part counted at its own bytes per weight, unpacked only where it is quantized (below 16 bits)
     unpacked = (np.where(dense_bpw < 1.99, (1 - dense_host) * dense_weights_read / dense_bpw, 0.0)
                 + np.where(quantized, (1 - expert_host) * expert_read / bpw, 0.0))
@@ -287,7 +295,7 @@ def _solve(inp: Inputs) -> Outputs:
         disk_read=disk_read * one, host_flops=host_flops * one,
         unpacked_weights=unpacked * one, flops_per_token=per_token_flops * one, attn_flops_per_token=attn_flops * one,
         t_weights=t_weights * one, t_kv=t_kv * one, t_host=t_host * one, t_host_bytes=t_host_bytes * one,
-        t_host_compute=t_host_compute * one, t_dequant=t_dequant * one,
+        t_host_compute=t_host_compute * one, host_hops=hops * one, t_host_hops=t_hops * one, t_dequant=t_dequant * one,
         t_streams=t_streams * one, t_attn=t_attn * one, t_memory=t_memory * one,
         t_compute=t_compute * one, t_token=t_token * one, t_step=step * one,
         compute_bound=np.asarray(t_compute > t_memory) & (one > 0),

@@ -102,13 +102,16 @@ def host_text(s: Scenario, inp: Inputs, out: Outputs, host: float) -> str:
              f"{first(inp.host_eta):.2f})")
     if disk > 0:
         reads += f" + disk {num(disk / GB)} GB ÷ {num(first(inp.disk_bw) / GB)} GB/s"
-    t_host, t_bytes = first(out.t_host), first(out.t_host_bytes)
+    t_host, t_bytes, t_hops = first(out.t_host), first(out.t_host_bytes), first(out.t_host_hops)
+    hops = (f" + {int(first(out.host_hops))} device-host hand-offs × {ms(first(inp.hop_time))}"
+            if t_hops > 0 else "")
     if first(out.t_host_compute) <= t_bytes:
-        return f"{reads} = {ms(t_host)}"
+        return f"{reads}{hops} = {ms(t_host)}"
     threads = host_threads(s)
     return (f"host CPU {num(first(out.host_flops) / 1e9)} GFLOP (its weights and the attention over its KV) ÷ "
-            f"({threads} thread{'s' if threads != 1 else ''} × {num(s.hardware.host_gflops_per_thread)} GFLOPS) "
-            f"= {ms(t_host)}, longer than reading its {num(host / GB)} GB ({ms(t_bytes)})")
+            f"({threads} thread{'s' if threads != 1 else ''} × {num(s.hardware.host_gflops_per_thread)} GFLOPS)"
+            f"{hops} = {ms(t_host)} (the CPU's arithmetic is longer than reading its {num(host / GB)} GB, "
+            f"{ms(t_bytes)})")
 
 
 def compute_text(s: Scenario, inp: Inputs, out: Outputs) -> str:

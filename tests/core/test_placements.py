@@ -77,7 +77,7 @@ def test_auto_picks_the_fastest_placement_that_runs_and_names_the_runner_up() ->
     assert auto.placement is not None and auto.placement.auto
     best = max(speeds, key=lambda o: speeds[o] or 0)
     assert auto.placement.name == best and auto.decode_tok_s == pytest.approx(speeds[best])
-    second = sorted(speeds.values(), reverse=True)[1]
+    second = sorted((v or 0.0 for v in speeds.values()), reverse=True)[1]
     assert auto.placement.alternative_decode_tok_s == pytest.approx(second)
     assert any("Placement auto" in n for n in auto.notes)
 
@@ -157,3 +157,20 @@ def test_every_placement_keeps_the_json_and_the_step_in_agreement() -> None:
         t = r.step_ms
         assert t is not None
         assert t.memory == pytest.approx(t.weights + t.kv + t.host + t.dequant + t.streams + t.attention)
+
+
+def test_kv_on_the_host_costs_hand_offs_even_with_a_tiny_cache() -> None:
+    # each layer's attention leaves the GPU and comes back: slower than the cache on the GPU at any context
+    small = to_model(CAT.models["llama-3.1-8b"])
+    gpu = Scenario(hardware=CARD16, model=small, quant=Q4, workload=Workload(context=64))
+    on_gpu = _run(gpu)
+    nkvo = _run(gpu.model_copy(update={"workload": gpu.workload.model_copy(update={"offload": "kv"})}))
+    assert nkvo.step_ms is not None and on_gpu.step_ms is not None
+    assert on_gpu.step_ms.host == 0 and nkvo.step_ms.host > 0
+    assert nkvo.decode_tok_s < on_gpu.decode_tok_s  # type: ignore[operator]
+    out = solve(build_inputs(gpu.model_copy(update={"workload": nkvo_workload(gpu)})))
+    assert float(np.ravel(out.host_hops)[0]) == 2 * small.layers  # type: ignore[operator]
+
+
+def nkvo_workload(s: Scenario) -> Workload:
+    return s.workload.model_copy(update={"offload": "kv"})

@@ -54,7 +54,7 @@ def test_empty_query_does_not_load_the_long_tail(catalog: Catalog, monkeypatch: 
 @pytest.mark.parametrize(("query", "eid", "memory_gb", "bandwidth_gbps"), [
     ("GeForce GTX 1080 Ti", "db-geforce-gtx-1080-ti", 11.0, 484.4),
     ("Radeon RX 6800", "db-radeon-rx-6800", 16.0, 512.0),
-    ("tesla p40", "db-tesla-p40", 24.0, 347.1),
+    ("quadro rtx 8000", "db-quadro-rtx-8000", 48.0, 672.0),
 ])
 def test_known_uncurated_gpu_is_found(catalog: Catalog, query: str, eid: str, memory_gb: float,
                                       bandwidth_gbps: float) -> None:

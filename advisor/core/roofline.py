@@ -226,11 +226,10 @@ def _solve(inp: Inputs) -> Outputs:
                                    + expert_host * _a(inp.expert_bytes) * _a(inp.expert_share) / bpw)
                             + kv_share * attn_flops)
     t_host_compute = host_flops / _a(inp.host_flops)
-    # Hand-offs: a run of whole host layers is left and re-entered once; a layer whose experts (or, with
-    # -nkvo, whose attention) run on the host while the rest of it stays on the device costs two per step.
-    layers = _a(inp.layers)
-    split_layers = np.where(_a(inp.kv_host) > 0, on_device, np.maximum(expert_host - dense_host, 0.0) * layers)
-    hops = np.where(host_read > 0, 2.0 * np.round(split_layers) + np.where(dense_host > 0, 2.0, 0.0), 0.0)
+    # Hand-offs with -nkvo: each layer on the device sends its attention to the host and takes the result
+    # back, two per layer per step. (Expert layers split the same way; their hand-offs are inside the host
+    # η, fitted on --n-cpu-moe runs, and whole host layers are one run left and re-entered.)
+    hops = np.where((_a(inp.kv_host) > 0) & (kv_host > 0), 2.0 * on_device, 0.0)
     t_hops = hops * _a(inp.hop_time)
     t_host = np.maximum(t_host_bytes, t_host_compute) + t_hops
     # each part counted at its own bytes per weight, unpacked only where it is quantized (below 16 bits)

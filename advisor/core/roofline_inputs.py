@@ -62,8 +62,8 @@ class Inputs:
     # bytes/s weights beyond host RAM are read from disk at each step (llama.cpp's mmap); 0: the engine
     # cannot, and a model beyond fast and host memory does not run
     disk_bw: Num = 0.0
-    # s per hand-off between the device and the host CPU within a step (a synchronisation and a small copy):
-    # once each way around host layers, twice per layer whose experts or attention run on the host
+    # s per hand-off between the device and the host CPU within a step (a synchronisation and a small copy),
+    # charged twice per device layer whose attention runs on the host (-nkvo)
     hop_time: Num = 0.0
     # a hybrid model's linear-attention or state-space layers: fixed bytes of state per stream, held like
     # the KV cache and read and rewritten on every step whatever the context (0: none)

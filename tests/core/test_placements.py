@@ -170,6 +170,8 @@ def test_kv_on_the_host_costs_hand_offs_even_with_a_tiny_cache() -> None:
     assert nkvo.decode_tok_s < on_gpu.decode_tok_s  # type: ignore[operator]
     out = solve(build_inputs(gpu.model_copy(update={"workload": nkvo_workload(gpu)})))
     assert float(np.ravel(out.host_hops)[0]) == 2 * small.layers  # type: ignore[operator]
+    # weights alone on the host pay no hand-off term of their own
+    assert float(np.ravel(solve(build_inputs(_qwen("experts"))).host_hops)[0]) == 0
 
 
 def nkvo_workload(s: Scenario) -> Workload:

@@ -161,11 +161,11 @@ def slow_fit(monkeypatch: pytest.MonkeyPatch) -> float:
     real = module.compute_fit
 
     def slow(*args):  # type: ignore[no-untyped-def]
-        time.sleep(1.0)
+        time.sleep(2.0)
         return real(*args)
 
     monkeypatch.setattr(module, "compute_fit", slow)
-    return 1.0
+    return 2.0
 
 
 def test_a_slow_fit_keeps_the_dialog_responsive_and_cancel_keeps_nothing(  # type: ignore[no-untyped-def]
@@ -178,6 +178,8 @@ def test_a_slow_fit_keeps_the_dialog_responsive_and_cancel_keeps_nothing(  # typ
     qtbot.addWidget(dialog)
     dialog.show()
     dialog.typed.setValue(100.0)
+    window.store.flush()
+    qtbot.wait(300)  # the window's own first-paint work done
     ticks: list[float] = []
     timer = QTimer()
     timer.timeout.connect(lambda: ticks.append(time.perf_counter()))
@@ -185,7 +187,7 @@ def test_a_slow_fit_keeps_the_dialog_responsive_and_cancel_keeps_nothing(  # typ
     t0 = time.perf_counter()
     task = dialog.start_fit()
     assert time.perf_counter() - t0 < 0.2
-    qtbot.waitUntil(dialog.fit_progress.isVisible, timeout=2000)
+    qtbot.waitUntil(dialog.fit_progress.isVisible, timeout=slow_fit * 1000)
     assert dialog.fit_cancel.isVisible() and not dialog.fit_button.isEnabled()
     qtbot.wait(300)
     assert len([t for t in ticks if t > t0]) >= 10  # the event loop turned while the fit ran

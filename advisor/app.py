@@ -146,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     if unrecognised is not None:
         from advisor.ui.hardware_picker import ask_for_hardware
 
-        QTimer.singleShot(0, lambda: ask_for_hardware(window, unrecognised))
+        QTimer.singleShot(0, window, lambda: ask_for_hardware(window, unrecognised))  # dropped if the window goes
     code = app.exec()
     try:
         save_settings(getattr(window, "closed_settings", window.settings))

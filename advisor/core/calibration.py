@@ -168,10 +168,10 @@ _MEMORY_SIZE = re.compile(r",?\s*\b\d+(?:\.\d+)?\s*GB\b")
 # GPU architecture generations by the words of a hardware name (checked in order; {0} = the regex's group)
 _GENERATIONS: tuple[tuple[str, str], ...] = (
     (r"\bapple m(\d)\b", "Apple M{0}"),
-    (r"rtx 50\d\d|rtx pro \d+ blackwell|\bgb10\b|dgx spark|\bb200\b", "NVIDIA Blackwell"),
+    (r"rtx 50\d\d|rtx pro \d+ blackwell|\bgb10\b|dgx spark|\bb200\b|jetson (?:agx )?thor", "NVIDIA Blackwell"),
     (r"rtx 40\d\d|\brtx \d+ ada\b|\bl40s?\b|\bl4\b", "NVIDIA Ada"),
     (r"\bh100\b|\bh200\b|\bgh200\b", "NVIDIA Hopper"),
-    (r"rtx 30\d\d|\ba100\b|\brtx a\d000\b|\ba40\b|\ba10\b", "NVIDIA Ampere"),
+    (r"rtx 30\d\d|\ba100\b|\brtx a\d000\b|\ba40\b|\ba10\b|jetson (?:agx )?orin", "NVIDIA Ampere"),
     (r"rtx 20\d\d|titan rtx|\bt4\b", "NVIDIA Turing"),
     (r"\bv100\b|titan v\b", "NVIDIA Volta"),
     (r"\bp40\b|\bp100\b|gtx 10\d\d", "NVIDIA Pascal"),
@@ -179,6 +179,7 @@ _GENERATIONS: tuple[tuple[str, str], ...] = (
     (r"rx 7\d\d\d|\bw7[89]00\b|\b7[89]0m\b|strix halo|ai max", "AMD RDNA 3"),
     (r"rx 6\d\d\d|\bw6[89]00\b", "AMD RDNA 2"),
     (r"\bmi[123]\d\dx?\b", "AMD CDNA"),
+    (r"\bmi[56]0\b|radeon vii", "AMD GCN 5"),
     (r"\barc (?:pro )?b\d", "Intel Battlemage"),
     (r"\barc (?:pro )?a\d", "Intel Alchemist"),
 )

@@ -61,11 +61,16 @@ class _VersionAction(argparse.Action):
 def parse_args(argv: list[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="llm-speed-advisor", description="LLM decode-speed advisor (desktop app)")
     p.add_argument("--version", action=_VersionAction, help="show the version and exit")
-    p.add_argument("--screenshot", type=Path, metavar="FILE.png",
-                   help="render the main window to FILE.png and exit")
+    p.add_argument("--screenshot", type=Path, metavar="FILE.png", help="render the main window to FILE.png and exit")
     p.add_argument("--scenario", type=Path, metavar="FILE.json", help="open this scenario instead of the last one")
-    p.add_argument("--export-plot", nargs=2, metavar=("AXIS", "FILE.png"), action="append", default=[],
-                   help=f"export the AXIS plot ({', '.join(AXES)}) as a slide-size PNG and exit; repeatable")
+    p.add_argument(
+        "--export-plot",
+        nargs=2,
+        metavar=("AXIS", "FILE.png"),
+        action="append",
+        default=[],
+        help=f"export the AXIS plot ({', '.join(AXES)}) as a slide-size PNG and exit; repeatable",
+    )
     args = p.parse_args(argv)
     for axis, _file in args.export_plot:
         if axis not in AXES:

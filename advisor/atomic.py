@@ -67,7 +67,7 @@ def stale_temps(target: Path) -> list[Path]:
     for e in entries:
         if not (e.name.startswith(prefix) and e.name.endswith(".tmp")):
             continue
-        middle = e.name[len(prefix):-len(".tmp")]
+        middle = e.name[len(prefix) : -len(".tmp")]
         pid_text = middle.split(".", 1)[0]
         try:
             if not e.is_file(follow_symlinks=False):

@@ -20,7 +20,9 @@ def default_session(catalog: Catalog) -> Session:
         parts["model"] = to_model(catalog.models[mid])
     if qid in catalog.quants:
         parts["quant"] = to_quant(catalog.quants[qid])
-    return Session(scenario=Scenario(**parts),  # type: ignore[arg-type]
-                   hardware_id=hid if "hardware" in parts else None,
-                   model_id=mid if "model" in parts else None,
-                   quant_id=qid if "quant" in parts else None)
+    return Session(
+        scenario=Scenario(**parts),  # type: ignore[arg-type]
+        hardware_id=hid if "hardware" in parts else None,
+        model_id=mid if "model" in parts else None,
+        quant_id=qid if "quant" in parts else None,
+    )

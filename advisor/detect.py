@@ -58,11 +58,28 @@ class Detection:
 
 # --- matching the catalog --------------------------------------------------------------------
 
-_STOP = {"nvidia", "geforce", "gpu", "graphics", "generation", "edition", "workstation", "with", "apple", "amd",
-         "intel", "core", "gb", "hgx", "superchip", "grace", "hopper", "nvl4"}
+_STOP = {
+    "nvidia",
+    "geforce",
+    "gpu",
+    "graphics",
+    "generation",
+    "edition",
+    "workstation",
+    "with",
+    "apple",
+    "amd",
+    "intel",
+    "core",
+    "gb",
+    "hgx",
+    "superchip",
+    "grace",
+    "hopper",
+    "nvl4",
+}
 _ALIAS = {"sxm4": "sxm", "sxm5": "sxm", "hbm3": "sxm", "hbm3e": "sxm", "mobile": "laptop", "maxq": "laptop"}
-_QUALIFIERS = {"ti", "super", "laptop", "pcie", "sxm", "ada", "pro", "max", "ultra", "nvl", "blackwell", "xt",
-               "xtx"}
+_QUALIFIERS = {"ti", "super", "laptop", "pcie", "sxm", "ada", "pro", "max", "ultra", "nvl", "blackwell", "xt", "xtx"}
 
 
 def name_tokens(name: str) -> set[str]:
@@ -123,13 +140,15 @@ def _chip(name: str) -> tuple[str, str] | None:
     return (m[1], (m[2] or "").lower()) if m else None
 
 
-def _match_apple(chip: str, ram: float | None, entries: Sequence[HardwareEntry]
-                 ) -> tuple[HardwareEntry, Confidence, str] | None:
+def _match_apple(
+    chip: str, ram: float | None, entries: Sequence[HardwareEntry]
+) -> tuple[HardwareEntry, Confidence, str] | None:
     want = _chip(chip)
     if want is None:
         return None
-    same = [e for e in entries if e.kind is HardwareClass.UNIFIED and e.name.startswith("Apple")
-            and _chip(e.name) == want]
+    same = [
+        e for e in entries if e.kind is HardwareClass.UNIFIED and e.name.startswith("Apple") and _chip(e.name) == want
+    ]
     if not same:
         return None
     if ram is None:
@@ -146,19 +165,26 @@ def _match_apple(chip: str, ram: float | None, entries: Sequence[HardwareEntry]
     return best, "low", f"{chip}, but no entry with {ram:.0f} GB; closest is {best.memory_gb:g} GB"
 
 
-def _match_apu(cpu: str, memory_gb: float | None, entries: Sequence[HardwareEntry]
-               ) -> tuple[HardwareEntry, Confidence, str] | None:
+def _match_apu(
+    cpu: str, memory_gb: float | None, entries: Sequence[HardwareEntry]
+) -> tuple[HardwareEntry, Confidence, str] | None:
     want = _cpu_tokens(cpu)
-    same = [e for e in entries if e.kind is HardwareClass.UNIFIED and not e.name.startswith("Apple")
-            and want & _cpu_tokens(e.name)]
+    same = [
+        e
+        for e in entries
+        if e.kind is HardwareClass.UNIFIED and not e.name.startswith("Apple") and want & _cpu_tokens(e.name)
+    ]
     if not want or not same:
         return None
     if memory_gb is None:
         return same[0], "low", f"{cpu} named in {same[0].name}; memory unknown"
     best = min(same, key=lambda e: abs(e.memory_gb - memory_gb))
     close = _mem_close(memory_gb, best.memory_gb)
-    return (best, "high" if close else "low",
-            f"{cpu} with {memory_gb:.0f} GB" + ("" if close else f"; the closest entry has {best.memory_gb:g} GB"))
+    return (
+        best,
+        "high" if close else "low",
+        f"{cpu} with {memory_gb:.0f} GB" + ("" if close else f"; the closest entry has {best.memory_gb:g} GB"),
+    )
 
 
 def _cpu_tokens(name: str) -> set[str]:
@@ -211,8 +237,9 @@ def detect(catalog: Catalog, **kwargs: object) -> Detection:
     return match_entry(detect_machine(**kwargs), catalog)  # type: ignore[arg-type]
 
 
-def detected_session(catalog: Catalog, base: Session | None = None, detection: Detection | None = None,
-                     **kwargs: object) -> Session | None:
+def detected_session(
+    catalog: Catalog, base: Session | None = None, detection: Detection | None = None, **kwargs: object
+) -> Session | None:
     """The first-start session on this machine's closest catalog entry, or None when nothing matched
     (the caller keeps its default). `base` supplies model, quant and workload (default: the app's
     default session). The user's own measured copy (`<id>-mine`) is preferred when one exists, with

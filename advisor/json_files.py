@@ -92,8 +92,9 @@ def load_json_file(path: Path, label: str | None = None, max_bytes: int = MAX_JS
     except (NotRegularFile, FileTooLarge) as err:
         raise JSONProblem(f"{label}: cannot read: {err.strerror}") from None
     except (OSError, ValueError) as err:  # ValueError: a name the OS cannot take (a NUL byte)
-        raise JSONProblem(f"{label}: cannot read: {getattr(err, 'strerror', None) or err}",
-                          system=isinstance(err, OSError)) from None
+        raise JSONProblem(
+            f"{label}: cannot read: {getattr(err, 'strerror', None) or err}", system=isinstance(err, OSError)
+        ) from None
     try:
         return parse_json(raw.decode("utf-8"))
     except UnicodeDecodeError:

@@ -32,8 +32,7 @@ NVIDIA_SMI = ("nvidia-smi", "--query-gpu=name,memory.total", "--format=csv,nohea
 SYSCTL = ("sysctl", "-n", "hw.memsize", "machdep.cpu.brand_string", "hw.model", "iogpu.wired_limit_mb")
 SYSCTL_OLD = SYSCTL[:-1]  # macOS before 14 has no iogpu.wired_limit_mb: sysctl then fails as a whole
 LSPCI = ("lspci", "-nn")
-VIDEO = ("powershell", "-NoProfile", "-Command",
-         "Get-CimInstance Win32_VideoController | ForEach-Object { $_.Name }")
+VIDEO = ("powershell", "-NoProfile", "-Command", "Get-CimInstance Win32_VideoController | ForEach-Object { $_.Name }")
 
 Runner = Callable[[Sequence[str], float], str]  # (argv, timeout s) -> stdout; raises on failure
 Reader = Callable[[str], str]  # path -> text; raises OSError
@@ -59,8 +58,8 @@ def windows_cpu_name() -> str | None:
     except ImportError:
         return None
     try:
-        key = winreg.OpenKey(winreg.HKEY_LOCAL_MACHINE,  # type: ignore[attr-defined]
-                             r"HARDWARE\DESCRIPTION\System\CentralProcessor\0")
+        where = r"HARDWARE\DESCRIPTION\System\CentralProcessor\0"
+        key = winreg.OpenKey(winreg.HKEY_LOCAL_MACHINE, where)  # type: ignore[attr-defined]
         return str(winreg.QueryValueEx(key, "ProcessorNameString")[0]).strip() or None  # type: ignore[attr-defined]
     except OSError:
         return None
@@ -134,6 +133,7 @@ def _group_gpus(gpus: Sequence[Gpu]) -> list[str]:
 
 
 # --- reading the machine ---------------------------------------------------------------------
+
 
 def _try(run: Runner, argv: Sequence[str], problems: list[str]) -> str | None:
     name = argv[0]
@@ -219,10 +219,16 @@ def _mac(run: Runner, problems: list[str]) -> tuple[str | None, float | None, st
     return brand, ram, model, wired
 
 
-def detect_machine(*, system: str | None = None, run: Runner = run_command, read: Reader = read_file,
-                   cpu_count: Callable[[], int | None] = os.cpu_count, listdir: Lister = os.listdir,
-                   total_ram: Callable[[], int | None] = total_ram_bytes,
-                   windows_cpu: Callable[[], str | None] = windows_cpu_name) -> Machine:
+def detect_machine(
+    *,
+    system: str | None = None,
+    run: Runner = run_command,
+    read: Reader = read_file,
+    cpu_count: Callable[[], int | None] = os.cpu_count,
+    listdir: Lister = os.listdir,
+    total_ram: Callable[[], int | None] = total_ram_bytes,
+    windows_cpu: Callable[[], str | None] = windows_cpu_name,
+) -> Machine:
     """Everything this machine says about itself; every source is injectable (advisor.probe_replay
     answers them from a folder of captured outputs)."""
     from advisor.probe_pci import PciGpu, parse_video_controllers, read_drm
@@ -265,11 +271,21 @@ def detect_machine(*, system: str | None = None, run: Runner = run_command, read
     for g in others:
         if g.vendor == "NVIDIA" and gpus:
             continue  # nvidia-smi named it, with its memory
-        gpus += (Gpu(name=g.name, memory_gb=g.memory_gb, vendor=g.vendor, integrated=g.integrated,
-                     shared_gb=g.shared_gb),)
+        gpus += (
+            Gpu(name=g.name, memory_gb=g.memory_gb, vendor=g.vendor, integrated=g.integrated, shared_gb=g.shared_gb),
+        )
     try:
         cores = cpu_count()
     except (OSError, ValueError, NotImplementedError):
         cores = None
-    return Machine(system=system, cpu=cpu, cores=cores, ram_gb=ram, gpus=gpus, apple_chip=chip, mac_model=model,
-                   gpu_wired_gb=wired, problems=tuple(problems))
+    return Machine(
+        system=system,
+        cpu=cpu,
+        cores=cores,
+        ram_gb=ram,
+        gpus=gpus,
+        apple_chip=chip,
+        mac_model=model,
+        gpu_wired_gb=wired,
+        problems=tuple(problems),
+    )

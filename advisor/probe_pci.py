@@ -24,17 +24,27 @@ DISPLAY_CLASSES = ("0300", "0302", "0380")  # VGA, 3D controller, display contro
 # Device ids whose lspci name is ambiguous or a code name, as the catalog names them. 0x744c is both
 # the 7900 XT (20 GB) and XTX (24 GB): told apart by VRAM below.
 AMD_DEVICES = {
-    "744c": "AMD Radeon RX 7900 XTX", "7448": "AMD Radeon PRO W7900", "7550": "AMD Radeon RX 9070 XT",
-    "74a1": "AMD Instinct MI300X", "74a5": "AMD Instinct MI325X",
-    "1586": "AMD Radeon 8060S (Strix Halo)", "150e": "AMD Radeon 890M (Strix Point)",
-    "15bf": "AMD Radeon 780M (Phoenix)", "1900": "AMD Radeon 780M (Hawk Point)", "1681": "AMD Radeon 680M",
-    "164e": "AMD Radeon Graphics (Raphael)", "13c0": "AMD Radeon Graphics (Granite Ridge)",
+    "744c": "AMD Radeon RX 7900 XTX",
+    "7448": "AMD Radeon PRO W7900",
+    "7550": "AMD Radeon RX 9070 XT",
+    "74a1": "AMD Instinct MI300X",
+    "74a5": "AMD Instinct MI325X",
+    "1586": "AMD Radeon 8060S (Strix Halo)",
+    "150e": "AMD Radeon 890M (Strix Point)",
+    "15bf": "AMD Radeon 780M (Phoenix)",
+    "1900": "AMD Radeon 780M (Hawk Point)",
+    "1681": "AMD Radeon 680M",
+    "164e": "AMD Radeon Graphics (Raphael)",
+    "13c0": "AMD Radeon Graphics (Granite Ridge)",
 }
 # APU graphics: shares system memory (names and code names as lspci and Windows print them).
-_INTEGRATED = re.compile(r"strix|phoenix|hawk point|rembrandt|raphael|granite ridge|renoir|cezanne|lucienne|"
-                         r"barcelo|krackan|mendocino|van gogh|radeon \d{3,4}m\b|radeon 8[0-9]{3}s|radeon graphics|"
-                         r"radeon\(tm\) graphics|vega \d+ graphics|iris|uhd graphics|hd graphics|"
-                         r"intel\(r\) graphics|arc graphics|arc\(tm\) graphics|arc 1[34]0v", re.IGNORECASE)
+_INTEGRATED = re.compile(
+    r"strix|phoenix|hawk point|rembrandt|raphael|granite ridge|renoir|cezanne|lucienne|"
+    r"barcelo|krackan|mendocino|van gogh|radeon \d{3,4}m\b|radeon 8[0-9]{3}s|radeon graphics|"
+    r"radeon\(tm\) graphics|vega \d+ graphics|iris|uhd graphics|hd graphics|"
+    r"intel\(r\) graphics|arc graphics|arc\(tm\) graphics|arc 1[34]0v",
+    re.IGNORECASE,
+)
 _INTEL_DISCRETE = re.compile(r"\barc\s*(?:\(tm\)\s*)?(?:pro\s+)?[ab]\d{3}", re.IGNORECASE)
 
 
@@ -82,8 +92,9 @@ def _bytes_gib(text: str) -> float | None:
     return int(text) / GIB if text.isdigit() and int(text) > 0 else None
 
 
-def read_drm(read: Callable[[str], str], listdir: Callable[[str], list[str]], lspci: str | None,
-             problems: list[str]) -> tuple[PciGpu, ...]:
+def read_drm(
+    read: Callable[[str], str], listdir: Callable[[str], list[str]], lspci: str | None, problems: list[str]
+) -> tuple[PciGpu, ...]:
     """The GPUs sysfs lists (one per card), named from lspci or the device table; without sysfs (not
     Linux, or a container), lspci's list alone."""
     names = parse_lspci(lspci) if lspci else {}
@@ -137,11 +148,17 @@ def parse_video_controllers(text: str) -> tuple[PciGpu, ...]:
     out = []
     for line in text.splitlines():
         name = line.strip()
-        vendor = ("AMD" if re.search(r"\b(amd|radeon)\b", name, re.IGNORECASE) else
-                  "Intel" if re.search(r"\bintel\b|\barc\b", name, re.IGNORECASE) else None)
+        vendor = (
+            "AMD"
+            if re.search(r"\b(amd|radeon)\b", name, re.IGNORECASE)
+            else "Intel"
+            if re.search(r"\bintel\b|\barc\b", name, re.IGNORECASE)
+            else None
+        )
         if vendor is None:
             continue  # NVIDIA comes from nvidia-smi, with its memory; virtual adapters are skipped
         name = re.sub(r"\((?:tm|r)\)", "", name, flags=re.IGNORECASE)
-        out.append(PciGpu(vendor=vendor, device_id="", name=_full_name(vendor, name),
-                          integrated=is_integrated(vendor, name)))
+        out.append(
+            PciGpu(vendor=vendor, device_id="", name=_full_name(vendor, name), integrated=is_integrated(vendor, name))
+        )
     return tuple(out)

@@ -27,8 +27,13 @@ from typing import Any
 
 from advisor.probe import LSPCI, NVIDIA_SMI, SYSCTL, SYSCTL_OLD, VIDEO
 
-COMMAND_FILES = {NVIDIA_SMI: "nvidia-smi.txt", SYSCTL: "sysctl.txt", SYSCTL_OLD: "sysctl.txt",
-                 LSPCI: "lspci.txt", VIDEO: "video.txt"}
+COMMAND_FILES = {
+    NVIDIA_SMI: "nvidia-smi.txt",
+    SYSCTL: "sysctl.txt",
+    SYSCTL_OLD: "sysctl.txt",
+    LSPCI: "lspci.txt",
+    VIDEO: "video.txt",
+}
 FILES = {"/proc/cpuinfo": "cpuinfo", "/proc/meminfo": "meminfo"}
 SYSTEMS = ("Linux", "Darwin", "Windows")
 MAX_FILE_BYTES = 1_000_000  # a probe output is a few kB: anything larger is not one
@@ -81,6 +86,12 @@ def replay_sources(folder: Path) -> dict[str, Any]:
         f = folder / "cpu.txt"
         return (_text(f).strip() or None) if f.is_file() else None
 
-    return {"system": system, "run": run, "read": read, "listdir": listdir,
-            "total_ram": lambda: number("ram.txt"), "cpu_count": lambda: number("nproc.txt"),
-            "windows_cpu": cpu_name}
+    return {
+        "system": system,
+        "run": run,
+        "read": read,
+        "listdir": listdir,
+        "total_ram": lambda: number("ram.txt"),
+        "cpu_count": lambda: number("nproc.txt"),
+        "windows_cpu": cpu_name,
+    }

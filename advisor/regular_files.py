@@ -12,8 +12,13 @@ import stat
 from pathlib import Path
 from typing import BinaryIO
 
-_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
-          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
 
 
 class NotRegularFile(OSError):
@@ -59,8 +64,7 @@ def read_regular(path: Path, max_bytes: int) -> bytes:
     with open_regular(path) as f:
         data = f.read(max_bytes + 1)
     if len(data) > max_bytes:
-        raise FileTooLarge(errno.EFBIG, f"larger than {_size(max_bytes)}, too large for this kind of file",
-                           str(path))
+        raise FileTooLarge(errno.EFBIG, f"larger than {_size(max_bytes)}, too large for this kind of file", str(path))
     return data
 
 

@@ -50,8 +50,10 @@ def load_settings(path: Path | None = None) -> tuple[Settings, str | None]:
             where = "left in place"
         return Settings(), f"Settings file {path} could not be read ({reason}); {where}, defaults used."
     if settings.session is not None and (problem := session_problem(settings.session)) is not None:
-        return (settings.model_copy(update={"session": None}),
-                f"The last session in {path} could not be computed ({problem}); the default scenario is used.")
+        return (
+            settings.model_copy(update={"session": None}),
+            f"The last session in {path} could not be computed ({problem}); the default scenario is used.",
+        )
     return settings, None
 
 

@@ -54,8 +54,9 @@ def one_start(exe: Path, cold: bool) -> float:
         if cold:
             drop_caches()
         start = time.perf_counter()
-        run = subprocess.run([str(exe), "--screenshot", str(Path(tmp) / "out.png")], env=env,
-                             capture_output=True, text=True, timeout=300)
+        run = subprocess.run(
+            [str(exe), "--screenshot", str(Path(tmp) / "out.png")], env=env, capture_output=True, text=True, timeout=300
+        )
         took = time.perf_counter() - start
         if run.returncode != 0 or not (Path(tmp) / "out.png").is_file():
             raise SystemExit(f"{exe} --screenshot failed (exit {run.returncode}):\n{run.stderr[-2000:]}")
@@ -81,10 +82,15 @@ def main(argv: list[str]) -> int:
     cold = can_drop_caches() and not args.warm
     times = [one_start(exe, cold) for _ in range(args.runs)]
     median = statistics.median(times)
-    print(f"bundle: {bundle.relative_to(ROOT)} ({platform.system()} {platform.machine()}, "
-          f"{sum(1 for f in bundle.rglob('*') if f.is_file())} files)")
-    print(f"start to screenshot, {'cold' if cold else 'warm'} cache, {args.runs} runs: "
-          + " ".join(f"{t:.2f}" for t in times) + " s")
+    print(
+        f"bundle: {bundle.relative_to(ROOT)} ({platform.system()} {platform.machine()}, "
+        f"{sum(1 for f in bundle.rglob('*') if f.is_file())} files)"
+    )
+    print(
+        f"start to screenshot, {'cold' if cold else 'warm'} cache, {args.runs} runs: "
+        + " ".join(f"{t:.2f}" for t in times)
+        + " s"
+    )
     print(f"bundle_mb={mb:.1f} start_s_median={median:.2f}")
     return 0
 

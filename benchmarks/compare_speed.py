@@ -21,8 +21,16 @@ os.environ.setdefault("ADVISOR_HOME", tempfile.mkdtemp(prefix="advisor-bench-"))
 
 ADD_TARGET_MS, BUDGET_TARGET_MS = 50.0, 100.0
 # Added one at a time to a comparison already holding the user's machine and two others.
-ADDED = ("rtx-5090", "m4-max-40c-128gb", "strix-halo-395-128gb", "rx-7900-xtx", "rtx-pro-6000-blackwell",
-         "dgx-spark", "m3-ultra-80c-512gb", "rtx-4060-ti-16gb")
+ADDED = (
+    "rtx-5090",
+    "m4-max-40c-128gb",
+    "strix-halo-395-128gb",
+    "rx-7900-xtx",
+    "rtx-pro-6000-blackwell",
+    "dgx-spark",
+    "m3-ultra-80c-512gb",
+    "rtx-4060-ti-16gb",
+)
 
 
 def p90(xs: list[float]) -> float:
@@ -95,10 +103,14 @@ def main(argv: list[str] | None = None) -> int:
     adds = add_machine_latency(args.adds)
     ranks, n = budget_latency(args.rankings)
     add_med, rank_med = statistics.median(adds), statistics.median(ranks)
-    print(f"add a machine (3 → 4 machines, row + 3 curves + repaint): median {add_med:.1f} ms, "
-          f"p90 {p90(adds):.1f} ms ({add_med / ADD_TARGET_MS:.2f}× target)")
-    print(f"rank the whole catalog ({n} machines with 2×/4× sets, 5 presets): median {rank_med:.1f} ms, "
-          f"p90 {p90(ranks):.1f} ms ({rank_med / BUDGET_TARGET_MS:.2f}× target)")
+    print(
+        f"add a machine (3 → 4 machines, row + 3 curves + repaint): median {add_med:.1f} ms, "
+        f"p90 {p90(adds):.1f} ms ({add_med / ADD_TARGET_MS:.2f}× target)"
+    )
+    print(
+        f"rank the whole catalog ({n} machines with 2×/4× sets, 5 presets): median {rank_med:.1f} ms, "
+        f"p90 {p90(ranks):.1f} ms ({rank_med / BUDGET_TARGET_MS:.2f}× target)"
+    )
     print(f"add_machine_ms_median={add_med:.1f} budget_ms_median={rank_med:.1f}")
     return 0
 

@@ -49,10 +49,14 @@ def main() -> None:
         solve_ms = median_ms(lambda inp=inp: solve(inp))
         full_ms = median_ms(lambda axis=axis, x=x: curve(scenario, axis, x=x))
         per_axis[axis] = full_ms
-        print(f"{axis:8s} 500 points: solve {solve_ms:.3f} ms, curve with η band {full_ms:.3f} ms "
-              f"({full_ms / CURVE_TARGET_MS:.2f}× target)")
-    models = [(f"m{i}", ModelArch(name=f"m{i}", total_params_b=float(p), layers=40, heads=32, kv_heads=8,
-                                  head_dim=128)) for i, p in enumerate(np.geomspace(0.5, 700, 100))]
+        print(
+            f"{axis:8s} 500 points: solve {solve_ms:.3f} ms, curve with η band {full_ms:.3f} ms "
+            f"({full_ms / CURVE_TARGET_MS:.2f}× target)"
+        )
+    models = [
+        (f"m{i}", ModelArch(name=f"m{i}", total_params_b=float(p), layers=40, heads=32, kv_heads=8, head_dim=128))
+        for i, p in enumerate(np.geomspace(0.5, 700, 100))
+    ]
     quants = [(f"q{j}", Quant(name=f"q{j}", bits_per_weight=float(b))) for j, b in enumerate(np.linspace(3.5, 16, 20))]
     rec_ms = median_ms(lambda: recommend(scenario, models, quants), repeats=50)
     print(f"recommend 100 models × 20 quants: {rec_ms:.2f} ms ({rec_ms / RECOMMEND_TARGET_MS:.2f}× target)")

@@ -64,16 +64,29 @@ def main() -> int:
             out = csv.writer(fh)
             out.writerow(["line", "source", "test", "kind", "hardware", "model", "measured", "predicted", "simple"])
             for c, src, p, q in zip(cases, res.sources, res.predicted, res.simple, strict=True):
-                out.writerow([c.row.line, src, c.test, c.kind, c.scenario.hardware.name, c.scenario.model.name,
-                              c.measured, f"{p:.4g}", f"{q:.4g}"])
+                out.writerow(
+                    [
+                        c.row.line,
+                        src,
+                        c.test,
+                        c.kind,
+                        c.scenario.hardware.name,
+                        c.scenario.model.name,
+                        c.measured,
+                        f"{p:.4g}",
+                        f"{q:.4g}",
+                    ]
+                )
     if not args.no_write:
         write_atomic(LOSO_JSON, json.dumps(d, indent=1, ensure_ascii=False) + "\n")
         print(f"wrote {LOSO_JSON.relative_to(ROOT)}", file=sys.stderr)
     depth0 = next(r for r in d["kinds"] if r["test"] == "tg" and r["group"] == "depth 0")
     every = next(r for r in d["kinds"] if r["test"] == "tg" and r["group"] == "all")
-    print(f"loso_sources={d['sources']} loso_decode_depth0_median={depth0['median_pct']} "
-          f"loso_decode_depth0_p90={depth0['p90_pct']} loso_decode_all_median={every['median_pct']} "
-          f"loso_s={time.perf_counter() - t0:.0f}")
+    print(
+        f"loso_sources={d['sources']} loso_decode_depth0_median={depth0['median_pct']} "
+        f"loso_decode_depth0_p90={depth0['p90_pct']} loso_decode_all_median={every['median_pct']} "
+        f"loso_s={time.perf_counter() - t0:.0f}"
+    )
     return 0 if np.isfinite(res.predicted).all() else 1
 
 

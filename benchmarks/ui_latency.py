@@ -61,8 +61,13 @@ def start_latency(starts: int) -> tuple[list[float], list[float]]:
             out = Path(tmp) / f"shot{i}.png"
             env = dict(os.environ, ADVISOR_HOME=tmp, QT_QPA_PLATFORM="offscreen", ADVISOR_START_T0=repr(time.time()))
             t0 = time.perf_counter()
-            run = subprocess.run([sys.executable, "-m", "advisor", "--screenshot", str(out)], env=env, check=True,
-                                 capture_output=True, text=True)
+            run = subprocess.run(
+                [sys.executable, "-m", "advisor", "--screenshot", str(out)],
+                env=env,
+                check=True,
+                capture_output=True,
+                text=True,
+            )
             whole.append(time.perf_counter() - t0)
             assert out.exists()
             painted.append(float(re.search(r"painted_s=([0-9.]+)", run.stderr).group(1)))  # type: ignore[union-attr]
@@ -80,8 +85,10 @@ def main() -> None:
     print(f"context-slider edit: median {edit_ms:.1f} ms, p90 {p90:.1f} ms ({edit_ms / EDIT_TARGET_MS:.2f}× target)")
     painted, whole = start_latency(args.starts)
     start_s = statistics.median(painted)
-    print(f"cold start to painted window: median {start_s:.2f} s ({start_s / START_TARGET_S:.2f}× target); "
-          f"with the PNG written and the process gone: {statistics.median(whole):.2f} s")
+    print(
+        f"cold start to painted window: median {start_s:.2f} s ({start_s / START_TARGET_S:.2f}× target); "
+        f"with the PNG written and the process gone: {statistics.median(whole):.2f} s"
+    )
     print(f"edit_ms_median={edit_ms:.1f} start_s_median={start_s:.2f}")
 
 

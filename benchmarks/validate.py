@@ -101,8 +101,9 @@ def _terms_lines(cal: Calibration) -> list[str]:
 def _machine_lines(name: str, table: dict[str, MachineTerms]) -> list[str]:
     lines = [f"{name}: dict[str, MachineTerms] = {{"]
     for key, mt in sorted(table.items()):
-        lines.append(f"    {json.dumps(key, ensure_ascii=False)}: "
-                     f"MachineTerms(decode={_num(mt.decode)}, rows={mt.rows}),")
+        lines.append(
+            f"    {json.dumps(key, ensure_ascii=False)}: MachineTerms(decode={_num(mt.decode)}, rows={mt.rows}),"
+        )
     return [*lines, "}"]
 
 
@@ -118,33 +119,57 @@ def _notes_lines(notes: tuple[str, ...]) -> list[str]:
 def fitted_module_text(cal: Calibration, notes: tuple[str, ...]) -> str:
     """The whole text of advisor/core/fitted.py for a calibration and its notes (a pure function: the
     committed calibration gives back the committed file)."""
-    lines = [*_terms_lines(cal),
-             f"FITTED_HOST_ETA = {_num(cal.host_eta)}",
-             f"FITTED_EXPERT_SPREAD = {_num(cal.expert_spread)}",
-             f"FITTED_UNFUSED_ATTN_ETA = {_num(cal.unfused_attn_eta)}",
-             f"FITTED_MOE_TOKEN = {_num(cal.moe_token)}",
-             "FITTED_ERA_TOKEN: dict[BuildEra, float] = {"]
+    lines = [
+        *_terms_lines(cal),
+        f"FITTED_HOST_ETA = {_num(cal.host_eta)}",
+        f"FITTED_EXPERT_SPREAD = {_num(cal.expert_spread)}",
+        f"FITTED_UNFUSED_ATTN_ETA = {_num(cal.unfused_attn_eta)}",
+        f"FITTED_MOE_TOKEN = {_num(cal.moe_token)}",
+        "FITTED_ERA_TOKEN: dict[BuildEra, float] = {",
+    ]
     lines += [f"    BuildEra.{e.name}: {_num(cal.era_token[e])}," for e in BuildEra if e in cal.era_token]
     lines += ["}", "FITTED_BACKENDS: dict[Backend, BackendTerms] = {"]
-    lines += [f"    Backend.{b.name}: BackendTerms(decode={_num(bt.decode)}, prefill={_num(bt.prefill)}, "
-              f"rows={bt.rows})," for b, bt in sorted(cal.backends.items())]
-    lines += ["}", *_machine_lines("FITTED_MACHINES", cal.machines),
-              *_machine_lines("FITTED_GENERATIONS", cal.generations), *_notes_lines(notes)]
+    lines += [
+        f"    Backend.{b.name}: BackendTerms(decode={_num(bt.decode)}, prefill={_num(bt.prefill)}, rows={bt.rows}),"
+        for b, bt in sorted(cal.backends.items())
+    ]
+    lines += [
+        "}",
+        *_machine_lines("FITTED_MACHINES", cal.machines),
+        *_machine_lines("FITTED_GENERATIONS", cal.generations),
+        *_notes_lines(notes),
+    ]
     return FITTED_HEADER + "\n" + "\n".join(lines) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--write", action="store_true",
-                    help="rewrite advisor/core/fitted.py and catalogs/published/runs.json")
+    ap.add_argument(
+        "--write", action="store_true", help="rewrite advisor/core/fitted.py and catalogs/published/runs.json"
+    )
     ap.add_argument("--json", action="store_true")
-    ap.add_argument("--cv", nargs="?", type=int, const=DEFAULT_K, default=None, metavar="K",
-                    help=f"K-fold cross-validation by configuration inside the training rows (K={DEFAULT_K} "
-                         "when not given); reports it and writes nothing")
-    ap.add_argument("--cv-seeds", type=int, default=DEFAULT_SEEDS, metavar="N",
-                    help=f"fold assignments (seeds 0..N-1) for --cv (default {DEFAULT_SEEDS})")
-    ap.add_argument("--docs", action="store_true",
-                    help="rewrite the generated figures in docs/accuracy.md from the committed constants")
+    ap.add_argument(
+        "--cv",
+        nargs="?",
+        type=int,
+        const=DEFAULT_K,
+        default=None,
+        metavar="K",
+        help=f"K-fold cross-validation by configuration inside the training rows (K={DEFAULT_K} "
+        "when not given); reports it and writes nothing",
+    )
+    ap.add_argument(
+        "--cv-seeds",
+        type=int,
+        default=DEFAULT_SEEDS,
+        metavar="N",
+        help=f"fold assignments (seeds 0..N-1) for --cv (default {DEFAULT_SEEDS})",
+    )
+    ap.add_argument(
+        "--docs",
+        action="store_true",
+        help="rewrite the generated figures in docs/accuracy.md from the committed constants",
+    )
     args = ap.parse_args(argv)
     if args.cv is not None and args.write:
         ap.error("--cv writes nothing; run --write on its own")
@@ -165,14 +190,20 @@ def main(argv: list[str] | None = None) -> int:
         if args.json:
             out = cv_dict(cv)
             out["every_row_out_of_sample"] = [
-                {"seed": r.seed, "groups": {k: st.as_dict() for k, st in r.stats.items()},
-                 "depth0_p90_interval_pct": [round(v, 1) for v in r.depth0_interval]} for r in every]
+                {
+                    "seed": r.seed,
+                    "groups": {k: st.as_dict() for k, st in r.stats.items()},
+                    "depth0_p90_interval_pct": [round(v, 1) for v in r.depth0_interval],
+                }
+                for r in every
+            ]
             out["held_out_depth0_p90_interval_pct"] = [round(v, 1) for v in held]
             print(json.dumps(out, indent=2))
         else:
             print(cv_text(cv, pooled_text(every, held)))
-        print(f"cross-validation: {args.cv * args.cv_seeds} fits in {time.perf_counter() - start:.1f} s",
-              file=sys.stderr)
+        print(
+            f"cross-validation: {args.cv * args.cv_seeds} fits in {time.perf_counter() - start:.1f} s", file=sys.stderr
+        )
         return 0
     result = fit(data.cases)
     cal = shipped_fit(data.cases, result.calibration) if args.write else result.calibration  # out-of-sample bands

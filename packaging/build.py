@@ -88,8 +88,19 @@ def size_mb(path: Path) -> float:
 
 # --- build ------------------------------------------------------------------------------------
 def run_pyinstaller(clean: bool) -> float:
-    cmd = [sys.executable, "-m", "PyInstaller", str(SPEC), "--noconfirm", "--log-level", "WARN",
-           "--distpath", str(DIST), "--workpath", str(WORK)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "PyInstaller",
+        str(SPEC),
+        "--noconfirm",
+        "--log-level",
+        "WARN",
+        "--distpath",
+        str(DIST),
+        "--workpath",
+        str(WORK),
+    ]
     if clean:
         cmd.append("--clean")
     print("$", " ".join(cmd), flush=True)
@@ -111,10 +122,33 @@ def check_contents() -> list[str]:
     if not any(inside.glob("llm_speed_advisor-*.dist-info")):
         problems.append("missing llm_speed_advisor-*.dist-info (advisor.__version__ reads it)")
     # only the Qt modules the app uses, and no development tools
-    qt_banned = ("WebEngine", "Qt3D", "Qt63D", "Qml", "Quick", "Multimedia", "QtNetwork", "Qt6Network", "Pdf",
-                 "Charts", "Designer", "QtTest", "Qt6Test")
-    top_banned = {"pytest", "_pytest", "hypothesis", "pytestqt", "PyInstaller", "tests", "benchmarks", "setuptools",
-                  "mypy", "mypyc"}
+    qt_banned = (
+        "WebEngine",
+        "Qt3D",
+        "Qt63D",
+        "Qml",
+        "Quick",
+        "Multimedia",
+        "QtNetwork",
+        "Qt6Network",
+        "Pdf",
+        "Charts",
+        "Designer",
+        "QtTest",
+        "Qt6Test",
+    )
+    top_banned = {
+        "pytest",
+        "_pytest",
+        "hypothesis",
+        "pytestqt",
+        "PyInstaller",
+        "tests",
+        "benchmarks",
+        "setuptools",
+        "mypy",
+        "mypyc",
+    }
     for p in inside.rglob("*"):
         rel = p.relative_to(inside)
         if rel.parts[0].split(".")[0] in top_banned:
@@ -162,7 +196,8 @@ def _same_pixels(a: Path, b: Path) -> bool:
     _app = QGuiApplication.instance() or QGuiApplication([sys.argv[0]])
     ia, ib = QImage(str(a)), QImage(str(b))
     return ia.size() == ib.size() and ia.convertToFormat(QImage.Format.Format_ARGB32) == ib.convertToFormat(
-        QImage.Format.Format_ARGB32)
+        QImage.Format.Format_ARGB32
+    )
 
 
 def smoke() -> list[str]:
@@ -176,8 +211,9 @@ def smoke() -> list[str]:
         if not IS_WIN:  # a windowed .exe has no stdout to print to
             out = subprocess.run([str(exe), "--version"], env=env, capture_output=True, text=True, timeout=120)
             if out.returncode != 0 or cfg.version() not in out.stdout:
-                problems.append(f"--version: exit {out.returncode}, printed {out.stdout.strip()!r}, "
-                                f"want {cfg.version()}")
+                problems.append(
+                    f"--version: exit {out.returncode}, printed {out.stdout.strip()!r}, want {cfg.version()}"
+                )
         args = ["--screenshot", str(t / "window.png"), "--export-plot", "context", str(t / "context.png")]
         start = time.perf_counter()
         run = subprocess.run([str(exe), *args], env=env, capture_output=True, text=True, timeout=300)
@@ -191,14 +227,30 @@ def smoke() -> list[str]:
         if not problems:  # the same run from the source tree must draw the very same pixels
             ref = t / "ref"
             ref.mkdir()
-            src = subprocess.run([sys.executable, "-m", "advisor", "--screenshot", str(ref / "window.png"),
-                                  "--export-plot", "context", str(ref / "context.png")],
-                                 env=smoke_env(t / "home-src"), cwd=ROOT, capture_output=True, text=True, timeout=300)
+            src = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "advisor",
+                    "--screenshot",
+                    str(ref / "window.png"),
+                    "--export-plot",
+                    "context",
+                    str(ref / "context.png"),
+                ],
+                env=smoke_env(t / "home-src"),
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
             if src.returncode == 0:
                 for name in ("window.png", "context.png"):
                     if not _same_pixels(t / name, ref / name):
-                        problems.append(f"{name}: the bundle draws different pixels from the source tree "
-                                        "(did the source change since the build?)")
+                        problems.append(
+                            f"{name}: the bundle draws different pixels from the source tree "
+                            "(did the source change since the build?)"
+                        )
             else:
                 print(f"note: the source-tree reference run failed (exit {src.returncode}); pixel check skipped")
         print(f"smoke: --screenshot + --export-plot took {took:.2f} s", flush=True)
@@ -240,8 +292,11 @@ def main(argv: list[str]) -> int:
     from importlib.metadata import version
 
     if version("llm-speed-advisor") != cfg.version():
-        print(f"error: .venv has llm-speed-advisor {version('llm-speed-advisor')} installed but pyproject.toml "
-              f"says {cfg.version()}; run `python3 dev.py bundle` to reinstall", file=sys.stderr)
+        print(
+            f"error: .venv has llm-speed-advisor {version('llm-speed-advisor')} installed but pyproject.toml "
+            f"says {cfg.version()}; run `python3 dev.py bundle` to reinstall",
+            file=sys.stderr,
+        )
         return 1
 
     build_s = run_pyinstaller(clean=not args.no_clean)

@@ -27,8 +27,17 @@ SIZES = (16, 32, 48, 64, 128, 256, 512)  # committed PNGs
 ICO_SIZES = (16, 24, 32, 48, 64, 128, 256)
 # macOS icns element types (PNG payloads) and the pixel size each holds
 ICNS_TYPES = (
-    (b"icp4", 16), (b"icp5", 32), (b"icp6", 64), (b"ic07", 128), (b"ic08", 256), (b"ic09", 512),
-    (b"ic10", 1024), (b"ic11", 32), (b"ic12", 64), (b"ic13", 256), (b"ic14", 512),
+    (b"icp4", 16),
+    (b"icp5", 32),
+    (b"icp6", 64),
+    (b"ic07", 128),
+    (b"ic08", 256),
+    (b"ic09", 512),
+    (b"ic10", 1024),
+    (b"ic11", 32),
+    (b"ic12", 64),
+    (b"ic13", 256),
+    (b"ic14", 512),
 )
 
 # start and sweep of the dial, degrees counter-clockwise from 3 o'clock (Qt's convention)
@@ -91,12 +100,14 @@ def draw(size: int):  # -> QImage
     length = radius - (width * 0.2 if small else width * 0.55)
     half = s * (0.06 if small else 0.035)
     tail = s * (0.0 if small else 0.09)
-    needle = QPolygonF([
-        QPointF(cx + ux * length, cy + uy * length),
-        QPointF(cx + nx * half, cy + ny * half),
-        QPointF(cx - ux * tail, cy - uy * tail),
-        QPointF(cx - nx * half, cy - ny * half),
-    ])
+    needle = QPolygonF(
+        [
+            QPointF(cx + ux * length, cy + uy * length),
+            QPointF(cx + nx * half, cy + ny * half),
+            QPointF(cx - ux * tail, cy - uy * tail),
+            QPointF(cx - nx * half, cy - ny * half),
+        ]
+    )
     p.setPen(Qt.PenStyle.NoPen)
     p.setBrush(QColor("#f8fafc"))
     p.drawPolygon(needle)

@@ -47,8 +47,23 @@ ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "catalogs" / "longtail" / "gpus.json.gz"
 TPU_PREFIX = "https://www.techpowerup.com/gpu-specs/"
 
-FIELDS = ["name", "vendor", "chip", "generation", "released", "bus", "memory_gb", "memory_type", "memory_bus_bits",
-          "bandwidth_gbps", "fp16_gflops", "fp32_gflops", "tdp_w", "tensor_cores", "tpu"]
+FIELDS = [
+    "name",
+    "vendor",
+    "chip",
+    "generation",
+    "released",
+    "bus",
+    "memory_gb",
+    "memory_type",
+    "memory_bus_bits",
+    "bandwidth_gbps",
+    "fp16_gflops",
+    "fp32_gflops",
+    "tdp_w",
+    "tensor_cores",
+    "tpu",
+]
 
 
 class _DataOnly(pickle.Unpickler):
@@ -104,12 +119,21 @@ def row(g: dict[str, Any]) -> list[Any]:
     url = g.get("tpu_url") or ""
     released = g.get("release_date")
     return [
-        g["name"].strip(), g["manufacturer"], g.get("gpu_name"), g.get("generation"),
-        released.isoformat() if isinstance(released, dt.date) else None, g.get("bus_interface"),
-        _num(g["memory_size_gb"]), g.get("memory_type"), g.get("memory_bus_bits"), _num(g["memory_bandwidth_gb_s"]),
-        _num(g.get("half_float_performance_gflop_s")), _num(g.get("single_float_performance_gflop_s")),
-        g.get("thermal_design_power_w") or None, g.get("tensor_cores") or 0,
-        url[len(TPU_PREFIX):] if url.startswith(TPU_PREFIX) else url or None,
+        g["name"].strip(),
+        g["manufacturer"],
+        g.get("gpu_name"),
+        g.get("generation"),
+        released.isoformat() if isinstance(released, dt.date) else None,
+        g.get("bus_interface"),
+        _num(g["memory_size_gb"]),
+        g.get("memory_type"),
+        g.get("memory_bus_bits"),
+        _num(g["memory_bandwidth_gb_s"]),
+        _num(g.get("half_float_performance_gflop_s")),
+        _num(g.get("single_float_performance_gflop_s")),
+        g.get("thermal_design_power_w") or None,
+        g.get("tensor_cores") or 0,
+        url[len(TPU_PREFIX) :] if url.startswith(TPU_PREFIX) else url or None,
     ]
 
 
@@ -136,7 +160,7 @@ def build(raw: bytes, version: str) -> tuple[bytes, dict[str, Any]]:
         "kept": len(rows),
         "skipped": dict(sorted(skipped.items())),
         "note": "fp16_gflops is the shader (non-tensor) FP16 rate; null where the GPU lists none. "
-                "Rebuild with scripts/build_longtail.py.",
+        "Rebuild with scripts/build_longtail.py.",
     }
     doc = {"meta": meta, "fields": FIELDS, "rows": rows}
     text = json.dumps(doc, ensure_ascii=False, separators=(",", ":"))

@@ -31,10 +31,19 @@ def test_ids_in_any_case_and_spacing(capsys) -> None:  # type: ignore[no-untyped
     assert named["decode_tok_s"] == exact["decode_tok_s"]
 
 
-@pytest.mark.parametrize("text, binary, value", [
-    ("32k", True, 32768), ("128k", True, 131072), ("2,500", False, 2500), ("1,234,567", False, 1234567),
-    ("2.5k", False, 2500), ("8192", True, 8192), ("1_000", False, 1000), ("1M", True, 2**20),
-])
+@pytest.mark.parametrize(
+    "text, binary, value",
+    [
+        ("32k", True, 32768),
+        ("128k", True, 131072),
+        ("2,500", False, 2500),
+        ("1,234,567", False, 1234567),
+        ("2.5k", False, 2500),
+        ("8192", True, 8192),
+        ("1_000", False, 1000),
+        ("1M", True, 2**20),
+    ],
+)
 def test_numbers_as_people_write_them(text: str, binary: bool, value: int) -> None:
     assert plain_number(text, int if isinstance(value, int) else float, binary) == value
 
@@ -64,9 +73,14 @@ def test_sets_in_estimate(capsys, catalog) -> None:  # type: ignore[no-untyped-d
     assert "1 to 64 devices" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("flag, typo, suggestion", [
-    ("--hardware", "rtx-4009", "rtx-4090"), ("--model", "lama-3.1-8b", "llama-3.1-8b"), ("--quant", "q4_k_n", "q4_k_m"),
-])
+@pytest.mark.parametrize(
+    "flag, typo, suggestion",
+    [
+        ("--hardware", "rtx-4009", "rtx-4090"),
+        ("--model", "lama-3.1-8b", "llama-3.1-8b"),
+        ("--quant", "q4_k_n", "q4_k_m"),
+    ],
+)
 def test_near_misses_get_suggestions(capsys, flag: str, typo: str, suggestion: str) -> None:  # type: ignore[no-untyped-def]
     assert main(["estimate", flag, typo]) == 2
     err = capsys.readouterr().err

@@ -31,15 +31,31 @@ def scenario(model: str = "llama-3.3-70b", **workload: object) -> Scenario:
 
 
 def test_compare_json_matches_the_core(capsys: pytest.CaptureFixture[str]) -> None:
-    out = run(capsys, "compare", "--hardware", "rtx-3090", "--hardware", "2x rtx-3090", "--hardware",
-              "m4-max-40c-128gb", "--model", "llama-3.3-70b", "--quant", "q4_k_m", "--context", "8192")
+    out = run(
+        capsys,
+        "compare",
+        "--hardware",
+        "rtx-3090",
+        "--hardware",
+        "2x rtx-3090",
+        "--hardware",
+        "m4-max-40c-128gb",
+        "--model",
+        "llama-3.3-70b",
+        "--quant",
+        "q4_k_m",
+        "--context",
+        "8192",
+    )
     rows = {r["label"]: r for r in out["rows"]}
     assert list(rows) == ["NVIDIA GeForce RTX 3090", "2× NVIDIA GeForce RTX 3090", "Apple M4 Max (40-core GPU), 128 GB"]
     s = scenario(context=8192)
     models = [(k, to_model(m)) for k, m in CAT.models.items()]
     quants = [(k, to_quant(q)) for k, q in CAT.quants.items() if q.format == "gguf"]
-    for spec, label in (("rtx-3090", "NVIDIA GeForce RTX 3090"),
-                        ("m4-max-40c-128gb", "Apple M4 Max (40-core GPU), 128 GB")):
+    for spec, label in (
+        ("rtx-3090", "NVIDIA GeForce RTX 3090"),
+        ("m4-max-40c-128gb", "Apple M4 Max (40-core GPU), 128 GB"),
+    ):
         hw = machine_from_entry(CAT.hardware[spec]).hardware
         r = evaluate(scenario_on(s, hw))
         assert rows[label]["decode_tok_s"] == pytest.approx(r.decode_tok_s)
@@ -69,8 +85,9 @@ def test_set_spellings(capsys: pytest.CaptureFixture[str], spec: str) -> None:
 
 
 def test_host_flags_apply_to_every_gpu(capsys: pytest.CaptureFixture[str]) -> None:
-    out = run(capsys, "compare", "--hardware", "rtx-4090", "rtx-3090", "--model", "llama-3.3-70b",
-              "--host-bandwidth", "160")
+    out = run(
+        capsys, "compare", "--hardware", "rtx-4090", "rtx-3090", "--model", "llama-3.3-70b", "--host-bandwidth", "160"
+    )
     s = scenario()
     hw = machine_from_entry(CAT.hardware["rtx-4090"]).hardware.model_copy(update={"host_bandwidth_gbps": 160.0})
     assert out["rows"][0]["decode_tok_s"] == pytest.approx(evaluate(scenario_on(s, hw)).decode_tok_s)
@@ -81,14 +98,24 @@ def test_host_flags_apply_to_every_gpu(capsys: pytest.CaptureFixture[str]) -> No
     ("args", "needle"),
     [
         pytest.param(["compare", "--hardware", "rtx-3090", "--model", "llama-3.1-8b"], "2 to 6", id="one-machine"),
-        pytest.param(["compare", *(a for _ in range(7) for a in ("--hardware", "rtx-3090")), "--model", "qwen3-8b"],
-                     "2 to 6", id="seven"),
-        pytest.param(["compare", "--hardware", "rtx-3090", "no-such", "--model", "qwen3-8b"], "--hardware",
-                     id="unknown"),
-        pytest.param(["compare", "--hardware", "rtx-3090", "2x m4-max-40c-128gb", "--model", "qwen3-8b"],
-                     "discrete GPUs", id="mac-set"),
-        pytest.param(["compare", "--hardware", "rtx-3090", "rtx-4090", "--model", "qwen3-8b", "--memory", "5"],
-                     "--memory", id="raw-memory"),
+        pytest.param(
+            ["compare", *(a for _ in range(7) for a in ("--hardware", "rtx-3090")), "--model", "qwen3-8b"],
+            "2 to 6",
+            id="seven",
+        ),
+        pytest.param(
+            ["compare", "--hardware", "rtx-3090", "no-such", "--model", "qwen3-8b"], "--hardware", id="unknown"
+        ),
+        pytest.param(
+            ["compare", "--hardware", "rtx-3090", "2x m4-max-40c-128gb", "--model", "qwen3-8b"],
+            "discrete GPUs",
+            id="mac-set",
+        ),
+        pytest.param(
+            ["compare", "--hardware", "rtx-3090", "rtx-4090", "--model", "qwen3-8b", "--memory", "5"],
+            "--memory",
+            id="raw-memory",
+        ),
         pytest.param(["compare", "--hardware", "rtx-3090", "rtx-4090"], "--model", id="no-model"),
         pytest.param(["budget", "--max-price", "-5"], "--max-price", id="negative-price"),
         pytest.param(["budget", "--max-price", "2000", "--context", "-1"], "--context", id="bad-context"),
@@ -111,8 +138,12 @@ def test_budget_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert any(x["machine"]["hardware"]["devices"] == 4 for x in ranked)
     top = ranked[0]
     hw = Hardware.model_validate(top["machine"]["hardware"])
-    pick = recommend(scenario_on(scenario(), hw), [(k, to_model(m)) for k, m in CAT.models.items()],
-                     [(k, to_quant(q)) for k, q in CAT.quants.items() if q.format == "gguf"], runner_ups=0).pick
+    pick = recommend(
+        scenario_on(scenario(), hw),
+        [(k, to_model(m)) for k, m in CAT.models.items()],
+        [(k, to_quant(q)) for k, q in CAT.quants.items() if q.format == "gguf"],
+        runner_ups=0,
+    ).pick
     assert top["largest"]["model_key"] == pick.model_key
     sizes = [x["largest"]["total_params_b"] if x["largest"] else -1 for x in ranked]
     assert sizes == sorted(sizes, reverse=True)
@@ -128,8 +159,20 @@ def test_budget_text_and_pc_price(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_budget_for_a_model(capsys: pytest.CaptureFixture[str]) -> None:
-    out = run(capsys, "budget", "--max-price", "2500", "--model", "qwen3-30b-a3b", "--quant", "q4_k_m",
-              "--context", "32768", "--top", "10")
+    out = run(
+        capsys,
+        "budget",
+        "--max-price",
+        "2500",
+        "--model",
+        "qwen3-30b-a3b",
+        "--quant",
+        "q4_k_m",
+        "--context",
+        "32768",
+        "--top",
+        "10",
+    )
     fm = out["for_model"]
     assert fm["model_name"] == CAT.models["qwen3-30b-a3b"].name and fm["context"] == 32768
     rows = fm["meeting"] + fm["short"]
@@ -145,8 +188,18 @@ def test_budget_for_a_model(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_what_would_it_take_json(capsys: pytest.CaptureFixture[str]) -> None:
-    out = run(capsys, "what-would-it-take", "--model", "llama-3.3-70b", "--tok-s", "15", "--ttft", "2",
-              "--hardware", "rtx-4090")
+    out = run(
+        capsys,
+        "what-would-it-take",
+        "--model",
+        "llama-3.3-70b",
+        "--tok-s",
+        "15",
+        "--ttft",
+        "2",
+        "--hardware",
+        "rtx-4090",
+    )
     s = scenario()
     prices = [o["machine"]["price_usd"] for o in out["cheapest"]]
     assert prices and prices == sorted(prices)
@@ -160,8 +213,22 @@ def test_what_would_it_take_json(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_what_would_it_take_text(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["what-would-it-take", "--model", "qwen3-30b-a3b", "--tok-s", "40", "--hardware",
-                 "desktop-ddr5-5600-2ch-64gb", "--preset", "coding"]) == 0
+    assert (
+        main(
+            [
+                "what-would-it-take",
+                "--model",
+                "qwen3-30b-a3b",
+                "--tok-s",
+                "40",
+                "--hardware",
+                "desktop-ddr5-5600-2ch-64gb",
+                "--preset",
+                "coding",
+            ]
+        )
+        == 0
+    )
     text = capsys.readouterr().out
     assert "Cheapest catalog machines and sets that meet it holding the model in fast memory:" in text
     assert "Smallest upgrade: add one" in text and "does not meet it" in text
@@ -176,8 +243,23 @@ def test_what_would_it_take_text(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_compare_accepts_longtail_ids(capsys: pytest.CaptureFixture[str]) -> None:
     """An uncurated GPU from the long tail compares like any other (2x sets too)."""
-    assert main(["compare", "--hardware", "rtx-3090", "--hardware", "2x db-geforce-gtx-1080-ti",
-                 "--model", "llama-3.1-8b", "--quant", "q4_k_m", "--json"]) == 0
+    assert (
+        main(
+            [
+                "compare",
+                "--hardware",
+                "rtx-3090",
+                "--hardware",
+                "2x db-geforce-gtx-1080-ti",
+                "--model",
+                "llama-3.1-8b",
+                "--quant",
+                "q4_k_m",
+                "--json",
+            ]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     rows = {r["label"]: r for r in out["rows"]}
     assert any("1080 Ti" in label and label.startswith("2×") for label in rows)

@@ -25,6 +25,7 @@ def files(cpuinfo: str = CPUINFO, meminfo: str = MEMINFO):  # type: ignore[no-un
         if path == "/proc/meminfo":
             return meminfo
         raise FileNotFoundError(path)
+
     return read
 
 
@@ -40,6 +41,7 @@ def commands(**answers: object):  # type: ignore[no-untyped-def]
         if isinstance(answer, BaseException):
             raise answer
         return str(answer)
+
     run.calls = calls  # type: ignore[attr-defined]
     return run
 
@@ -50,8 +52,9 @@ def catalog():  # type: ignore[no-untyped-def]
 
 
 def linux(catalog, smi: object = None, **kw: object) -> Detection:  # type: ignore[no-untyped-def]
-    return detect(catalog, system="Linux", run=commands(nvidia_smi=smi), read=kw.get("read", files()),
-                  cpu_count=lambda: 32)
+    return detect(
+        catalog, system="Linux", run=commands(nvidia_smi=smi), read=kw.get("read", files()), cpu_count=lambda: 32
+    )
 
 
 def test_no_nvidia_smi_falls_back_to_the_cpu(catalog) -> None:  # type: ignore[no-untyped-def]
@@ -74,18 +77,21 @@ def test_nvidia_gpu(catalog) -> None:  # type: ignore[no-untyped-def]
     assert s.model_id == "llama-3.1-8b"  # the rest is the default session
 
 
-@pytest.mark.parametrize("line, entry", [
-    ("NVIDIA GeForce RTX 4060 Ti, 16380 MiB", "rtx-4060-ti-16gb"),
-    ("NVIDIA GeForce RTX 4060 Ti, 8188 MiB", "rtx-4060-ti-8gb"),
-    ("NVIDIA GeForce RTX 4090 Laptop GPU, 16376 MiB", "rtx-4090-laptop"),
-    ("NVIDIA H100 80GB HBM3, 81559 MiB", "h100-sxm"),
-    ("NVIDIA H100 PCIe, 81559 MiB", "h100-pcie"),
-    ("NVIDIA A100-SXM4-80GB, 81920 MiB", "a100-80gb-sxm"),
-    ("NVIDIA RTX 6000 Ada Generation, 49140 MiB", "rtx-6000-ada"),
-    ("NVIDIA RTX A6000, 49140 MiB", "rtx-a6000"),
-    ("NVIDIA L40S, 46068 MiB", "l40s"),
-    ("NVIDIA GB10, [N/A]", "dgx-spark"),
-])
+@pytest.mark.parametrize(
+    "line, entry",
+    [
+        ("NVIDIA GeForce RTX 4060 Ti, 16380 MiB", "rtx-4060-ti-16gb"),
+        ("NVIDIA GeForce RTX 4060 Ti, 8188 MiB", "rtx-4060-ti-8gb"),
+        ("NVIDIA GeForce RTX 4090 Laptop GPU, 16376 MiB", "rtx-4090-laptop"),
+        ("NVIDIA H100 80GB HBM3, 81559 MiB", "h100-sxm"),
+        ("NVIDIA H100 PCIe, 81559 MiB", "h100-pcie"),
+        ("NVIDIA A100-SXM4-80GB, 81920 MiB", "a100-80gb-sxm"),
+        ("NVIDIA RTX 6000 Ada Generation, 49140 MiB", "rtx-6000-ada"),
+        ("NVIDIA RTX A6000, 49140 MiB", "rtx-a6000"),
+        ("NVIDIA L40S, 46068 MiB", "l40s"),
+        ("NVIDIA GB10, [N/A]", "dgx-spark"),
+    ],
+)
 def test_gpu_names(catalog, line: str, entry: str) -> None:  # type: ignore[no-untyped-def]
     d = linux(catalog, line + "\n")
     assert d.entry_id == entry and d.confidence == "high"
@@ -104,9 +110,12 @@ def test_unknown_gpu_is_not_forced_onto_an_entry(catalog) -> None:  # type: igno
 
 
 def test_nvidia_smi_error(catalog) -> None:  # type: ignore[no-untyped-def]
-    err = subprocess.CalledProcessError(9, ["nvidia-smi"], output="",
-                                        stderr="NVIDIA-SMI has failed because it couldn't communicate with the "
-                                               "NVIDIA driver.\n")
+    err = subprocess.CalledProcessError(
+        9,
+        ["nvidia-smi"],
+        output="",
+        stderr="NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\n",
+    )
     d = linux(catalog, err)
     assert d.machine.gpus == ()
     assert d.machine.problems[0].startswith("nvidia-smi failed (exit 9): NVIDIA-SMI has failed")
@@ -131,8 +140,10 @@ def test_real_runner_times_out(tmp_path: Path) -> None:
 def test_odd_nvidia_smi_output(catalog) -> None:  # type: ignore[no-untyped-def]
     d = linux(catalog, "No devices were found\n")
     assert d.machine.gpus == ()
-    assert d.machine.problems == ("nvidia-smi printed an unexpected line: 'No devices were found'",
-                                  "nvidia-smi listed no GPU")
+    assert d.machine.problems == (
+        "nvidia-smi printed an unexpected line: 'No devices were found'",
+        "nvidia-smi listed no GPU",
+    )
     odd = linux(catalog, "NVIDIA GeForce RTX 4090, lots\n")
     assert odd.entry_id == "rtx-4090" and odd.machine.gpus[0].memory_gb is None
     assert "unexpected memory figure: 'lots'" in odd.machine.problems[0]
@@ -157,8 +168,11 @@ def test_macos_memory_without_an_exact_entry(catalog) -> None:  # type: ignore[n
 
 
 def test_macos_intel_and_failing_sysctl(catalog) -> None:  # type: ignore[no-untyped-def]
-    intel = detect(catalog, system="Darwin",
-                   run=commands(sysctl="17179869184\nIntel(R) Core(TM) i9-9980HK CPU @ 2.40GHz\nMacBookPro16,1\n"))
+    intel = detect(
+        catalog,
+        system="Darwin",
+        run=commands(sysctl="17179869184\nIntel(R) Core(TM) i9-9980HK CPU @ 2.40GHz\nMacBookPro16,1\n"),
+    )
     assert intel.entry_id is None and intel.machine.cpu.startswith("Intel") and intel.machine.ram_gb == 16.0
     broken = detect(catalog, system="Darwin", run=commands(sysctl=OSError("sandboxed")))
     assert broken.entry_id is None and broken.machine.problems == ("sysctl could not run: sandboxed",)
@@ -167,13 +181,16 @@ def test_macos_intel_and_failing_sysctl(catalog) -> None:  # type: ignore[no-unt
 def test_nothing_found_is_normal(catalog) -> None:  # type: ignore[no-untyped-def]
     def unreadable(path: str) -> str:
         raise PermissionError(13, "Permission denied")
-    d = detect(catalog, system="Linux", run=commands(), read=unreadable, cpu_count=lambda: None,
-               total_ram=lambda: None)
+
+    d = detect(catalog, system="Linux", run=commands(), read=unreadable, cpu_count=lambda: None, total_ram=lambda: None)
     assert d.entry_id is None and d.confidence == "none"
     assert d.found == "no GPU found"
     assert "neither a GPU nor a CPU model could be read" in d.text()
-    assert d.machine.problems == ("/proc/cpuinfo: Permission denied", "/proc/meminfo: Permission denied",
-                                  "nvidia-smi not found")
+    assert d.machine.problems == (
+        "/proc/cpuinfo: Permission denied",
+        "/proc/meminfo: Permission denied",
+        "nvidia-smi not found",
+    )
     assert detected_session(catalog, detection=d) is None
 
 
@@ -191,8 +208,9 @@ def test_detect_machine_defaults_run_here() -> None:
 
 
 def test_the_users_measured_copy_is_preferred(catalog, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    mine = catalog.hardware["rtx-4090"].model_copy(update={"id": "rtx-4090-mine", "name": "RTX 4090 (mine)",
-                                                          "measured_eta": 0.77})
+    mine = catalog.hardware["rtx-4090"].model_copy(
+        update={"id": "rtx-4090-mine", "name": "RTX 4090 (mine)", "measured_eta": 0.77}
+    )
     save_entry("hardware", mine, tmp_path)
     cat = load_catalog(tmp_path)
     d = detect(cat, system="Linux", run=commands(nvidia_smi="NVIDIA GeForce RTX 4090, 24564 MiB"), read=files())

@@ -76,14 +76,27 @@ def within(name: str, prefixes: Iterable[str]) -> bool:
     return any(name == p or name.startswith(p + ".") for p in prefixes)
 
 
-def violations(graph: Iterable[Import], importers: Iterable[str], banned: Iterable[str], *,
-               allowed: Iterable[str] = (), exempt: Iterable[str] = ()) -> list[str]:
+def violations(
+    graph: Iterable[Import],
+    importers: Iterable[str],
+    banned: Iterable[str],
+    *,
+    allowed: Iterable[str] = (),
+    exempt: Iterable[str] = (),
+) -> list[str]:
     """Imports of a module under `banned` (and not under `allowed`) by a module under `importers`
     (and not under `exempt`)."""
     importers, banned, allowed, exempt = tuple(importers), tuple(banned), tuple(allowed), tuple(exempt)
-    return list(dict.fromkeys(str(i) for i in graph if within(i.importer, importers)  # once per statement
-                              and not within(i.importer, exempt) and within(i.target, banned)
-                              and not within(i.target, allowed)))
+    return list(
+        dict.fromkeys(
+            str(i)
+            for i in graph
+            if within(i.importer, importers)  # once per statement
+            and not within(i.importer, exempt)
+            and within(i.target, banned)
+            and not within(i.target, allowed)
+        )
+    )
 
 
 def cycles(graph: Iterable[Import], modules: Iterable[str]) -> list[list[Import]]:
@@ -159,9 +172,10 @@ GRAPH = import_graph(SOURCES)
 
 def test_core_imports_nothing_above_it() -> None:
     bad = violations(GRAPH, ["advisor.core"], ["advisor", *QT], allowed=["advisor.core"])
-    assert not bad, ("advisor.core is the physics: it imports no other part of advisor (catalog, ui, cli, "
-                     "measure, validation, app, detect, settings, session, paths, file I/O) and no Qt:\n  "
-                     + "\n  ".join(bad))
+    assert not bad, (
+        "advisor.core is the physics: it imports no other part of advisor (catalog, ui, cli, "
+        "measure, validation, app, detect, settings, session, paths, file I/O) and no Qt:\n  " + "\n  ".join(bad)
+    )
 
 
 def test_catalog_imports_no_ui_cli_or_qt() -> None:
@@ -171,8 +185,9 @@ def test_catalog_imports_no_ui_cli_or_qt() -> None:
 
 def test_present_words_the_core_and_nothing_else() -> None:
     bad = violations(GRAPH, ["advisor.present"], ["advisor", *QT], allowed=["advisor.core", "advisor.present"])
-    assert not bad, "advisor.present words the core's numbers: it imports only advisor.core, no Qt:\n  " + \
-        "\n  ".join(bad)
+    assert not bad, "advisor.present words the core's numbers: it imports only advisor.core, no Qt:\n  " + "\n  ".join(
+        bad
+    )
 
 
 def test_only_the_cli_imports_the_cli() -> None:
@@ -202,13 +217,18 @@ def test_the_checker_catches_violations() -> None:
     assert Import("advisor.core.physics", "advisor.ui.window", 2) in graph  # relative, inside a function
     assert Import("advisor.cli", "advisor.cli.args", 1) in graph  # a submodule, not the package
     assert violations(graph, ["advisor.core"], ["advisor", *QT], allowed=["advisor.core"]) == [
-        "advisor.core.physics imports advisor.ui.window (line 2)"]
+        "advisor.core.physics imports advisor.ui.window (line 2)"
+    ]
     assert violations(graph, ["advisor.catalog"], ["advisor.ui", "advisor.cli", *QT]) == [
-        "advisor.catalog imports PySide6 (line 1)"]
+        "advisor.catalog imports PySide6 (line 1)"
+    ]
     assert violations(graph, ["advisor"], ["advisor.cli"], exempt=["advisor.cli"]) == [
-        "advisor.ui.window imports advisor.cli.args (line 1)"]
+        "advisor.ui.window imports advisor.cli.args (line 1)"
+    ]
     found = cycles(graph, fake)
     assert len(found) == 1
-    assert cycle_text(found[0]) == ("advisor.cli.args -> advisor.ui.window (line 2 of advisor.cli.args) -> "
-                                    "advisor.cli.args (line 1 of advisor.ui.window)")
+    assert cycle_text(found[0]) == (
+        "advisor.cli.args -> advisor.ui.window (line 2 of advisor.cli.args) -> "
+        "advisor.cli.args (line 1 of advisor.ui.window)"
+    )
     assert cycles([i for i in graph if i.importer != "advisor.ui.window"], fake) == []

@@ -69,8 +69,12 @@ def test_unreadable_settings_of_every_kind_are_set_aside() -> None:
 
     path = settings_path()
     path.parent.mkdir(parents=True, exist_ok=True)
-    for content in ("[" * 100_000, '{"recent_files": [' + "9" * 5000 + "]}", '{"show_published": NaN}',
-                    '{"window_geometry": 1e999}'):
+    for content in (
+        "[" * 100_000,
+        '{"recent_files": [' + "9" * 5000 + "]}",
+        '{"show_published": NaN}',
+        '{"window_geometry": 1e999}',
+    ):
         path.write_text(content)
         loaded, problem = load_settings()
         assert loaded == Settings() and problem is not None and str(path) in problem and "set aside" in problem

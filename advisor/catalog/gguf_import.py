@@ -50,8 +50,9 @@ class ImportedModel:
         """The file as the advisor's weight format: its own bits, split for an MoE file."""
         name = f"{self.file_type} ({self.bits_per_weight:.2f} bpw)"
         if self.expert_bits_per_weight is not None and self.dense_bits_per_weight is not None:
-            return Quant(name=name, bits_per_weight=self.expert_bits_per_weight,
-                         dense_bits_per_weight=self.dense_bits_per_weight)
+            return Quant(
+                name=name, bits_per_weight=self.expert_bits_per_weight, dense_bits_per_weight=self.dense_bits_per_weight
+            )
         return Quant(name=name, bits_per_weight=self.bits_per_weight)
 
 
@@ -177,8 +178,10 @@ def import_gguf(path: Path | str) -> ImportedModel:
     elif expert_params and not (experts and used):
         notes.append("expert tensors present but no expert counts: active params unknown")
 
-    heads_raw, kv_raw = first.metadata.get(f"{arch}.attention.head_count"), \
-        first.metadata.get(f"{arch}.attention.head_count_kv")
+    heads_raw, kv_raw = (
+        first.metadata.get(f"{arch}.attention.head_count"),
+        first.metadata.get(f"{arch}.attention.head_count_kv"),
+    )
     heads, kv_heads = key("attention.head_count", True), key("attention.head_count_kv", True)
     if isinstance(heads_raw, ArrayInfo) or isinstance(kv_raw, ArrayInfo):
         notes.append("head counts vary by layer: took the largest")
@@ -190,9 +193,14 @@ def import_gguf(path: Path | str) -> ImportedModel:
         vocab = key("vocab_size")
 
     fields: dict[str, Any] = {
-        "layers": layers, "hidden": key("embedding_length"), "heads": heads or None,
-        "kv_heads": kv_heads or None, "head_dim": key("attention.key_length"), "vocab": vocab or None,
-        "experts": experts, "experts_active": used,
+        "layers": layers,
+        "hidden": key("embedding_length"),
+        "heads": heads or None,
+        "kv_heads": kv_heads or None,
+        "head_dim": key("attention.key_length"),
+        "vocab": vocab or None,
+        "experts": experts,
+        "experts_active": used,
     }
     names = {t.name for t in tensors}
     if "token_embd.weight" in names:  # a tied model has no output.weight: its head reads token_embd
@@ -203,22 +211,39 @@ def import_gguf(path: Path | str) -> ImportedModel:
     kv_lora, window = key("attention.kv_lora_rank"), key("attention.sliding_window")
     if kv_lora:
         # MLA: the cache holds the latent plus the rope part; head_dim carries v's width, as in the catalog
-        fields.update(attention="mla", kv_lora_rank=kv_lora, rope_dim=key("rope.dimension_count"),
-                      head_dim=key("attention.value_length_mla") or key("attention.value_length")
-                      or fields["head_dim"])
-    elif layers and (attending := _attention_layers(first, arch, layers, nextn)) is not None and fields["kv_heads"] \
-            and fields["head_dim"]:
+        fields.update(
+            attention="mla",
+            kv_lora_rank=kv_lora,
+            rope_dim=key("rope.dimension_count"),
+            head_dim=key("attention.value_length_mla") or key("attention.value_length") or fields["head_dim"],
+        )
+    elif (
+        layers
+        and (attending := _attention_layers(first, arch, layers, nextn)) is not None
+        and fields["kv_heads"]
+        and fields["head_dim"]
+    ):
         # only the attention layers' cache grows with context
         fields["kv_bytes_per_token_override"] = attention_kv_bytes(attending, fields["kv_heads"], fields["head_dim"])
         fields["attention_layers"] = attending
         d_state, d_inner = key("ssm.state_size"), key("ssm.inner_size")
-        state = (recurrent_state_bytes(layers - nextn - attending, d_state, d_inner, key("ssm.group_count") or 1,
-                                       key("ssm.conv_kernel") or 4) if d_state and d_inner else None)
+        state = (
+            recurrent_state_bytes(
+                layers - nextn - attending, d_state, d_inner, key("ssm.group_count") or 1, key("ssm.conv_kernel") or 4
+            )
+            if d_state and d_inner
+            else None
+        )
         if state is not None:
             fields["state_bytes_per_sequence"] = state
-        notes.append(f"hybrid: {attending} of {layers} layers keep a KV cache; the others keep "
-                     + (f"{state / 1e6:.1f} MB of state per sequence" if state is not None else
-                        "a fixed-size state per sequence, not counted (no ssm sizes in the file)"))
+        notes.append(
+            f"hybrid: {attending} of {layers} layers keep a KV cache; the others keep "
+            + (
+                f"{state / 1e6:.1f} MB of state per sequence"
+                if state is not None
+                else "a fixed-size state per sequence, not counted (no ssm sizes in the file)"
+            )
+        )
     elif window and layers and (ctx is None or window < ctx):
         sliding, note = _sliding_layers(first, arch, layers)
         if sliding:
@@ -234,17 +259,28 @@ def import_gguf(path: Path | str) -> ImportedModel:
     notes.insert(0, f"imported from the GGUF header of {label}" + (f" ({len(parts)} parts)" if len(parts) > 1 else ""))
     try:
         entry = ModelEntry(
-            id=slugify(name), name=name,
+            id=slugify(name),
+            name=name,
             family=(family if isinstance(family, str) and family else arch)[:80],
             license=licence[:200] if isinstance(licence, str) else "",
-            total_params_b=params / 1e9, active_params_b=active / 1e9 if active is not None else None,
-            source=f"GGUF header: {label}"[:2000], notes="; ".join(notes),
+            total_params_b=params / 1e9,
+            active_params_b=active / 1e9 if active is not None else None,
+            source=f"GGUF header: {label}"[:2000],
+            notes="; ".join(notes),
             **{k: v for k, v in fields.items() if v is not None},
         )
     except ValidationError as err:
         first_err = err.errors()[0]
         loc = ".".join(str(p) for p in first_err["loc"]) or "entry"
         raise GGUFError(f"{label}: metadata gives an invalid {loc}: {first_err['msg']}") from None
-    return ImportedModel(entry=entry, bits_per_weight=bpw, file_type=_file_type(first, tensors),
-                         tensor_count=len(tensors), file_size=size, architecture=arch, notes=tuple(notes),
-                         expert_bits_per_weight=split_bits[0], dense_bits_per_weight=split_bits[1])
+    return ImportedModel(
+        entry=entry,
+        bits_per_weight=bpw,
+        file_type=_file_type(first, tensors),
+        tensor_count=len(tensors),
+        file_size=size,
+        architecture=arch,
+        notes=tuple(notes),
+        expert_bits_per_weight=split_bits[0],
+        dense_bits_per_weight=split_bits[1],
+    )

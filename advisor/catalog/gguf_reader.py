@@ -33,9 +33,17 @@ KEEP_ARRAY = 4096  # numeric arrays up to this long are kept (per-layer values);
 _CHUNK = 1 << 20
 
 _SCALAR = {  # value type -> struct code
-    GGUFValueType.UINT8: "B", GGUFValueType.INT8: "b", GGUFValueType.UINT16: "H", GGUFValueType.INT16: "h",
-    GGUFValueType.UINT32: "I", GGUFValueType.INT32: "i", GGUFValueType.FLOAT32: "f", GGUFValueType.BOOL: "?",
-    GGUFValueType.UINT64: "Q", GGUFValueType.INT64: "q", GGUFValueType.FLOAT64: "d",
+    GGUFValueType.UINT8: "B",
+    GGUFValueType.INT8: "b",
+    GGUFValueType.UINT16: "H",
+    GGUFValueType.INT16: "h",
+    GGUFValueType.UINT32: "I",
+    GGUFValueType.INT32: "i",
+    GGUFValueType.FLOAT32: "f",
+    GGUFValueType.BOOL: "?",
+    GGUFValueType.UINT64: "Q",
+    GGUFValueType.INT64: "q",
+    GGUFValueType.FLOAT64: "d",
 }
 INT_TYPES = {t for t, c in _SCALAR.items() if c in "BbHhIiQq"}  # integer value types
 
@@ -136,7 +144,7 @@ class _Cursor:
             raise self.fail(f"{what}: string length {n} at offset {self.pos - 8} exceeds 1 MiB (corrupt?)")
         i = self._need(n)
         self.pos += n
-        return self.buf[i:i + n].decode("utf-8", errors="replace")
+        return self.buf[i : i + n].decode("utf-8", errors="replace")
 
     def skip_strings(self, count: int, what: str) -> None:
         """Skip `count` strings in bulk: the tokenizer's tokens and merges are most of a header."""
@@ -183,7 +191,7 @@ def _value(cur: _Cursor, vtype: GGUFValueType, key: str, depth: int = 0) -> Any:
         if count <= KEEP_ARRAY:
             i = cur._need(s.size * count)
             cur.pos += s.size * count
-            return ArrayInfo(elem, count, tuple(v[0] for v in s.iter_unpack(cur.buf[i:i + s.size * count])))
+            return ArrayInfo(elem, count, tuple(v[0] for v in s.iter_unpack(cur.buf[i : i + s.size * count])))
         cur.skip(s.size * count)
     elif elem is GGUFValueType.STRING:
         if count > cur.strings_left:
@@ -192,8 +200,10 @@ def _value(cur: _Cursor, vtype: GGUFValueType, key: str, depth: int = 0) -> Any:
         cur.skip_strings(count, key)
     else:
         if count > cur.nested_left:
-            raise cur.fail(f"{key}: array of {count} arrays brings the file's nested arrays past {MAX_NESTED:,} "
-                           "elements (corrupt?)")
+            raise cur.fail(
+                f"{key}: array of {count} arrays brings the file's nested arrays past {MAX_NESTED:,} "
+                "elements (corrupt?)"
+            )
         cur.nested_left -= count
         for _ in range(count):
             _value(cur, elem, key, depth + 1)
@@ -267,6 +277,7 @@ def _parse(cur: _Cursor, path: Path) -> GGUFHeader:
     for t in tensors:
         end = data_start + t.offset + t.n_bytes
         if end > cur.size:
-            raise cur.fail(f"tensor '{t.name}' ends at byte {end:,} but the file has {cur.size:,} "
-                           "(truncated download?)")
+            raise cur.fail(
+                f"tensor '{t.name}' ends at byte {end:,} but the file has {cur.size:,} (truncated download?)"
+            )
     return GGUFHeader(path, version, meta, tensors, data_start, cur.size)

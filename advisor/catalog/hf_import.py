@@ -27,9 +27,16 @@ INDEX_NAME = "model.safetensors.index.json"
 
 # transformers' class defaults that real configs leave out (Gemma 3's text_config omits most of them)
 _DEFAULTS: dict[str, dict[str, Any]] = {
-    "gemma3_text": {"num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256, "vocab_size": 262_208,
-                    "max_position_embeddings": 131_072, "sliding_window": 4096, "sliding_window_pattern": 6,
-                    "tie_word_embeddings": True},
+    "gemma3_text": {
+        "num_attention_heads": 8,
+        "num_key_value_heads": 4,
+        "head_dim": 256,
+        "vocab_size": 262_208,
+        "max_position_embeddings": 131_072,
+        "sliding_window": 4096,
+        "sliding_window_pattern": 6,
+        "tie_word_embeddings": True,
+    },
     "gemma2": {"head_dim": 256, "vocab_size": 256_000, "sliding_window": 4096, "tie_word_embeddings": True},
     "gemma": {"tie_word_embeddings": True},
 }
@@ -64,8 +71,7 @@ class _Config:
             if v is None:
                 continue
             if isinstance(v, bool) or not isinstance(v, int | float) or v < 0 or v > MAX_INT or v != int(v):
-                raise self.fail(f"field '{k}': expected a non-negative integer up to {MAX_INT:.2g}, "
-                                f"got {str(v)[:40]}")
+                raise self.fail(f"field '{k}': expected a non-negative integer up to {MAX_INT:.2g}, got {str(v)[:40]}")
             return int(v)
         if required:
             raise self.fail(f"missing '{keys[0]}' (not a transformer language-model config?)")
@@ -153,17 +159,20 @@ def _state_bytes(cfg: _Config, recurrent_layers: int) -> float | None:
     v_heads, k_heads = cfg.int("linear_num_value_heads"), cfg.int("linear_num_key_heads")
     k_dim, v_dim = cfg.int("linear_key_head_dim"), cfg.int("linear_value_head_dim")
     if v_heads and k_heads and k_dim and v_dim:
-        return recurrent_state_bytes(recurrent_layers, k_dim, v_heads * v_dim, k_heads,
-                                     cfg.int("linear_conv_kernel_dim") or 4)
+        return recurrent_state_bytes(
+            recurrent_layers, k_dim, v_heads * v_dim, k_heads, cfg.int("linear_conv_kernel_dim") or 4
+        )
     heads, head_dim, d_state = cfg.int("mamba_num_heads"), cfg.int("mamba_head_dim"), cfg.int("ssm_state_size")
     if heads and head_dim and d_state:
-        return recurrent_state_bytes(recurrent_layers, d_state, heads * head_dim, cfg.int("n_groups") or 1,
-                                     cfg.int("conv_kernel") or 4)
+        return recurrent_state_bytes(
+            recurrent_layers, d_state, heads * head_dim, cfg.int("n_groups") or 1, cfg.int("conv_kernel") or 4
+        )
     return None
 
 
-def _counts(cfg: _Config, model_type: str, layers: int, hidden: int, heads: int, kv_heads: int,
-            head_dim: int, vocab: int) -> ArchCounts:
+def _counts(
+    cfg: _Config, model_type: str, layers: int, hidden: int, heads: int, kv_heads: int, head_dim: int, vocab: int
+) -> ArchCounts:
     experts = cfg.int(*_EXPERT_KEYS) or 0
     active = cfg.int("num_experts_per_tok", "experts_per_token") or 0
     moe_width = cfg.int("moe_intermediate_size") or 0
@@ -186,13 +195,26 @@ def _counts(cfg: _Config, model_type: str, layers: int, hidden: int, heads: int,
         raise cfg.fail("missing 'intermediate_size'")
     mla = cfg.int("kv_lora_rank") or 0
     return ArchCounts(
-        layers=layers, hidden=hidden, heads=heads, kv_heads=kv_heads, head_dim=head_dim, vocab=vocab,
-        intermediate_size=dense_width, tied_embeddings=bool(cfg.bool("tie_word_embeddings")),
+        layers=layers,
+        hidden=hidden,
+        heads=heads,
+        kv_heads=kv_heads,
+        head_dim=head_dim,
+        vocab=vocab,
+        intermediate_size=dense_width,
+        tied_embeddings=bool(cfg.bool("tie_word_embeddings")),
         attention_bias=_or(cfg.bool("attention_bias"), model_type in ("qwen2", "qwen2_moe")),
-        experts=experts, experts_active=active, moe_intermediate_size=moe_width, shared_experts=shared,
-        shared_intermediate_size=shared_width, dense_layers=dense_layers, expert_bias=model_type == "gpt_oss",
-        kv_lora_rank=mla, q_lora_rank=cfg.int("q_lora_rank") or 0,
-        qk_nope_head_dim=cfg.int("qk_nope_head_dim") or 0, qk_rope_head_dim=cfg.int("qk_rope_head_dim") or 0,
+        experts=experts,
+        experts_active=active,
+        moe_intermediate_size=moe_width,
+        shared_experts=shared,
+        shared_intermediate_size=shared_width,
+        dense_layers=dense_layers,
+        expert_bias=model_type == "gpt_oss",
+        kv_lora_rank=mla,
+        q_lora_rank=cfg.int("q_lora_rank") or 0,
+        qk_nope_head_dim=cfg.int("qk_nope_head_dim") or 0,
+        qk_rope_head_dim=cfg.int("qk_rope_head_dim") or 0,
         v_head_dim=cfg.int("v_head_dim") or 0,
     )
 
@@ -269,8 +291,10 @@ def import_hf_config(path: Path | str, index_path: Path | str | None = None) -> 
         from_index = _index_params(idx, cfg, notes)
         if from_index:
             if abs(from_index / total - 1) > 0.05:
-                notes.append(f"the architecture alone gives {total / 1e9:.2f}B "
-                             "(the checkpoint may hold a vision encoder or prediction layers too)")
+                notes.append(
+                    f"the architecture alone gives {total / 1e9:.2f}B "
+                    "(the checkpoint may hold a vision encoder or prediction layers too)"
+                )
             active = max(from_index - (total - active), 1)
             total, params_from = from_index, "index"
     if "tie_word_embeddings" not in cfg.data:
@@ -281,8 +305,14 @@ def import_hf_config(path: Path | str, index_path: Path | str | None = None) -> 
     if isinstance(scaling, dict) and scaling.get("factor"):
         notes.append(f"rope_scaling {scaling.get('rope_type') or scaling.get('type')} factor {scaling['factor']}")
 
-    fields: dict[str, Any] = {"layers": layers, "hidden": hidden, "heads": heads, "kv_heads": kv_heads,
-                              "head_dim": head_dim, "vocab": vocab or None}
+    fields: dict[str, Any] = {
+        "layers": layers,
+        "hidden": hidden,
+        "heads": heads,
+        "kv_heads": kv_heads,
+        "head_dim": head_dim,
+        "vocab": vocab or None,
+    }
     if (tied := cfg.bool("tie_word_embeddings")) is not None:  # absent: unknown, every weight counted as read
         fields["tied_embeddings"] = tied
     if max_ctx:
@@ -297,10 +327,15 @@ def import_hf_config(path: Path | str, index_path: Path | str | None = None) -> 
         state = _state_bytes(cfg, layers - attending)
         if state is not None:
             fields["state_bytes_per_sequence"] = state
-        notes.append(f"hybrid: {attending} of {layers} layers keep a KV cache; the other {layers - attending} keep "
-                     + (f"{state / 1e6:.1f} MB of state per sequence" if state is not None else
-                        "a fixed-size state per sequence, not counted (its sizes are not in the config)")
-                     + " (their weights are counted as attention layers')")
+        notes.append(
+            f"hybrid: {attending} of {layers} layers keep a KV cache; the other {layers - attending} keep "
+            + (
+                f"{state / 1e6:.1f} MB of state per sequence"
+                if state is not None
+                else "a fixed-size state per sequence, not counted (its sizes are not in the config)"
+            )
+            + " (their weights are counted as attention layers')"
+        )
     if mla:
         fields.update(attention="mla", kv_lora_rank=mla, rope_dim=counts.qk_rope_head_dim)
     elif "kv_bytes_per_token_override" not in fields and (sw := _sliding(cfg, model_type, layers, max_ctx)):
@@ -309,12 +344,17 @@ def import_hf_config(path: Path | str, index_path: Path | str | None = None) -> 
     name = _model_name(path, cfg)[:200]
     try:
         entry = ModelEntry(
-            id=slugify(name), name=name, family=(model_type or "unknown")[:80],
-            total_params_b=total / 1e9, active_params_b=active / 1e9 if counts.is_moe else None,
-            source=f"config.json at {path}"[:2000], notes="; ".join(notes),
+            id=slugify(name),
+            name=name,
+            family=(model_type or "unknown")[:80],
+            total_params_b=total / 1e9,
+            active_params_b=active / 1e9 if counts.is_moe else None,
+            source=f"config.json at {path}"[:2000],
+            notes="; ".join(notes),
             # the index's bytes over the dtype's width is an estimate; the architecture count is exact arithmetic
-            estimates=(["total_params_b"] + (["active_params_b"] if counts.is_moe else [])
-                       if params_from == "index" else []),
+            estimates=(
+                ["total_params_b"] + (["active_params_b"] if counts.is_moe else []) if params_from == "index" else []
+            ),
             **fields,
         )
     except ValidationError as err:

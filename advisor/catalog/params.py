@@ -57,8 +57,11 @@ def _attention(a: ArchCounts) -> int:
     if a.kv_lora_rank:
         qk = a.qk_nope_head_dim + a.qk_rope_head_dim
         q = (h * a.q_lora_rank + a.q_lora_rank + a.q_lora_rank * a.heads * qk) if a.q_lora_rank else h * a.heads * qk
-        kv = h * (a.kv_lora_rank + a.qk_rope_head_dim) + a.kv_lora_rank \
+        kv = (
+            h * (a.kv_lora_rank + a.qk_rope_head_dim)
+            + a.kv_lora_rank
             + a.kv_lora_rank * a.heads * (a.qk_nope_head_dim + a.v_head_dim)
+        )
         return q + kv + a.heads * a.v_head_dim * h
     q_dim, kv_dim = a.heads * a.head_dim, a.kv_heads * a.head_dim
     bias = q_dim + 2 * kv_dim if a.attention_bias else 0

@@ -33,8 +33,13 @@ class MeasuredPoint(Frozen):
 class HardwareEntry(Hardware):
     id: Slug
     # a catalog entry always knows its memory (custom hardware may not)
-    memory_gb: float = Field(ge=0.01, le=100_000, title="Memory", json_schema_extra={"unit": "GB"},
-                             description=Hardware.model_fields["memory_gb"].description)
+    memory_gb: float = Field(
+        ge=0.01,
+        le=100_000,
+        title="Memory",
+        json_schema_extra={"unit": "GB"},
+        description=Hardware.model_fields["memory_gb"].description,
+    )
     vendor: str = Field(max_length=80)
     year: int | None = Field(None, ge=1990, le=2100, description="Launch year")
     power_w: float | None = Field(None, ge=0.1, le=100_000, description="Board power / TDP, W")
@@ -45,20 +50,30 @@ class HardwareEntry(Hardware):
     used_price_usd: float | None = Field(None, ge=0.01, le=10_000_000, description="What a used one sells for, USD")
     used_price_seen: YearMonth | None = Field(None, description="When that used price was seen, YYYY-MM")
     used_price_source: Source | None = Field(None, description="Where the used price was seen")
-    products: list[Product] = Field(default_factory=list, max_length=20,
-                                    description="Products this configuration is sold in (Mac mini, MacBook Pro 16, "
-                                                "Framework Desktop…): found by search and shown in tooltips")
+    products: list[Product] = Field(
+        default_factory=list,
+        max_length=20,
+        description="Products this configuration is sold in (Mac mini, MacBook Pro 16, "
+        "Framework Desktop…): found by search and shown in tooltips",
+    )
     source: Source
-    estimates: list[str] = Field(default_factory=list,
-                                 description="Field names whose figures are estimates rather than sourced")
+    estimates: list[str] = Field(
+        default_factory=list, description="Field names whose figures are estimates rather than sourced"
+    )
     notes: str = ""
     # The user's own measurements (advisor.measure): picking the entry sets the workload's η to these.
-    measured_eta: float | None = Field(None, ge=0.01, le=1,  # as the workload's η
-                                       description="Decode η fitted to the user's own measurements (η × ceiling)")
-    measured_compute_eta: float | None = Field(None, ge=0.01, le=1,
-                                               description="Prefill η fitted to the user's own measurements")
-    measured_points: list[MeasuredPoint] = Field(default_factory=list, max_length=500,
-                                                 description="The measurements the η were fitted to")
+    measured_eta: float | None = Field(
+        None,
+        ge=0.01,
+        le=1,  # as the workload's η
+        description="Decode η fitted to the user's own measurements (η × ceiling)",
+    )
+    measured_compute_eta: float | None = Field(
+        None, ge=0.01, le=1, description="Prefill η fitted to the user's own measurements"
+    )
+    measured_points: list[MeasuredPoint] = Field(
+        default_factory=list, max_length=500, description="The measurements the η were fitted to"
+    )
 
     @model_validator(mode="after")
     def _used_price_dated(self) -> HardwareEntry:
@@ -82,8 +97,11 @@ class Capability(Frozen):
 
 class ModelEntry(ModelArch):
     id: Slug
-    family: str = Field(max_length=80, description="The line whose newer members supersede older ones at the "
-                                                    "same or smaller size (advisor.core.recommend)")
+    family: str = Field(
+        max_length=80,
+        description="The line whose newer members supersede older ones at the "
+        "same or smaller size (advisor.core.recommend)",
+    )
     license: str = Field("", max_length=200)
     released: YearMonth | None = Field(None, description="Release month from the model card or announcement")
     capability: Capability | None = None

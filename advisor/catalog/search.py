@@ -38,8 +38,11 @@ def search(entries: Iterable[E], query: str) -> list[E]:
             name = str(getattr(e, "name", "")).lower()
             phrase = " ".join(words)
             product = any(phrase in " ".join(_words(str(p))) for p in getattr(e, "products", None) or ())
-            score = 0 if (name.startswith(query.lower().strip()) or str(getattr(e, "id", "")).startswith(words[0])
-                          or product) else 1
+            score = (
+                0
+                if (name.startswith(query.lower().strip()) or str(getattr(e, "id", "")).startswith(words[0]) or product)
+                else 1
+            )
             hits.append((score, n, e))
     # Among equal scores, the shorter name is the closer match ("3090" → RTX 3090 before RTX 3090 Ti);
     # the catalog's own order breaks the remaining ties.

@@ -75,8 +75,9 @@ def _write(path: Path, entries: list[Any]) -> None:
     write_atomic(path, json.dumps(entries, indent=2, ensure_ascii=False) + "\n")
 
 
-def save_entry(kind: str, entry: BaseModel | dict[str, Any], user_dir: Path | None = None,
-               *, set_aside_corrupt: bool = False) -> Path:
+def save_entry(
+    kind: str, entry: BaseModel | dict[str, Any], user_dir: Path | None = None, *, set_aside_corrupt: bool = False
+) -> Path:
     """Validate `entry`, replace any saved entry with the same id (or append), write atomically; the file's path."""
     path = store_path(kind, user_dir)
     valid = _validate(kind, entry)

@@ -15,8 +15,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from advisor.catalog.convert import to_hardware, to_model, to_quant
+from advisor.catalog.hardware_search import find_hardware
 from advisor.catalog.loader import Catalog
-from advisor.catalog.longtail import find_hardware, is_longtail
+from advisor.catalog.longtail import is_longtail
 from advisor.cli.errors import CliError
 from advisor.core.fmt import num
 from advisor.core.scenario import Scenario
@@ -38,8 +39,13 @@ FLAGS: tuple[Flag, ...] = (
     Flag("--host-memory", "hardware", "host_memory_gb", float, "system RAM beside the GPU, GB"),
     Flag("--host-bandwidth", "hardware", "host_bandwidth_gbps", float, "system RAM bandwidth, GB/s"),
     Flag("--host-link", "hardware", "host_link_gbps", float, "GPU-host link (PCIe) bandwidth, GB/s"),
-    Flag("--disk-read", "hardware", "disk_read_gbps", float,
-         "SSD read bandwidth, GB/s: llama.cpp reads weights beyond host RAM from disk each token"),
+    Flag(
+        "--disk-read",
+        "hardware",
+        "disk_read_gbps",
+        float,
+        "SSD read bandwidth, GB/s: llama.cpp reads weights beyond host RAM from disk each token",
+    ),
     Flag("--tflops", "hardware", "fp16_tflops", float, "peak dense FP16 compute per device, TFLOPS"),
     Flag("--gpus", "hardware", "devices", int, "number of identical devices"),
     Flag("--split", "hardware", "split", str, "how devices share the model: tensor or layer"),
@@ -49,12 +55,22 @@ FLAGS: tuple[Flag, ...] = (
     Flag("--kv-heads", "model", "kv_heads", int, "KV heads (grouped-query attention)"),
     Flag("--heads", "model", "heads", int, "attention heads"),
     Flag("--head-dim", "model", "head_dim", int, "dimension of each head"),
-    Flag("--kv-bytes-per-token", "model", "kv_bytes_per_token_override", float,
-         "KV cache bytes per token at f16, instead of the shape"),
+    Flag(
+        "--kv-bytes-per-token",
+        "model",
+        "kv_bytes_per_token_override",
+        float,
+        "KV cache bytes per token at f16, instead of the shape",
+    ),
     Flag("--max-context", "model", "max_context", int, "model's maximum context, tokens"),
     Flag("--bits", "quant", "bits_per_weight", float, "average bits per weight"),
-    Flag("--dense-bits", "quant", "dense_bits_per_weight", float,
-         "MoE models: bits per weight outside the experts (MXFP4 files: 8.5; default: as --bits)"),
+    Flag(
+        "--dense-bits",
+        "quant",
+        "dense_bits_per_weight",
+        float,
+        "MoE models: bits per weight outside the experts (MXFP4 files: 8.5; default: as --bits)",
+    ),
     Flag("--context", "workload", "context", int, "tokens already in context during decode"),
     Flag("--prompt", "workload", "prompt_tokens", int, "prompt tokens to prefill"),
     Flag("--output", "workload", "output_tokens", int, "output tokens per response"),
@@ -64,21 +80,46 @@ FLAGS: tuple[Flag, ...] = (
     Flag("--compute-efficiency", "workload", "compute_efficiency", float, "η for prefill compute"),
     Flag("--engine", "workload", "engine", str, "llama.cpp, vllm or mlx"),
     Flag("--backend", "workload", "backend", str, "llama.cpp backend: cuda, rocm, vulkan, metal, sycl or cpu"),
-    Flag("--flash-attention", "workload", "flash_attention", str,
-         "llama.cpp flash attention: on (default) or off (slower decode at long context)"),
+    Flag(
+        "--flash-attention",
+        "workload",
+        "flash_attention",
+        str,
+        "llama.cpp flash attention: on (default) or off (slower decode at long context)",
+    ),
     Flag("--gpu-layers", "workload", "gpu_layers", int, "force N layers on the GPU (llama.cpp -ngl)"),
-    Flag("--offload", "workload", "offload", str,
-         "where things go when fast memory is full: layers (-ngl), experts (--n-cpu-moe), kv (-nkvo) or auto "
-         "(the fastest that fits)"),
-    Flag("--threads", "workload", "threads", int, "CPU threads for host-resident work (llama.cpp -t; default: "
-         "the host's physical cores)"),
-    Flag("--n-cpu-moe", "workload", "cpu_moe_layers", int,
-         "keep the MoE experts of the first N layers in host RAM (llama.cpp --n-cpu-moe)"),
+    Flag(
+        "--offload",
+        "workload",
+        "offload",
+        str,
+        "where things go when fast memory is full: layers (-ngl), experts (--n-cpu-moe), kv (-nkvo) or auto "
+        "(the fastest that fits)",
+    ),
+    Flag(
+        "--threads",
+        "workload",
+        "threads",
+        int,
+        "CPU threads for host-resident work (llama.cpp -t; default: the host's physical cores)",
+    ),
+    Flag(
+        "--n-cpu-moe",
+        "workload",
+        "cpu_moe_layers",
+        int,
+        "keep the MoE experts of the first N layers in host RAM (llama.cpp --n-cpu-moe)",
+    ),
     Flag("--prefill-rate", "workload", "prefill_rate", float, "measured prefill tok/s instead of the estimate"),
     Flag("--overhead", "workload", "overhead_gb", float, "runtime memory besides weights and KV, GB"),
     Flag("--threshold", "workload", "interactive_tok_s", float, "interactive threshold, tok/s"),
-    Flag("--draft-params", "speculative", "draft_params_b", float,
-         "speculative decoding: draft model size, billions (turns it on)"),
+    Flag(
+        "--draft-params",
+        "speculative",
+        "draft_params_b",
+        float,
+        "speculative decoding: draft model size, billions (turns it on)",
+    ),
     Flag("--draft-length", "speculative", "draft_length", int, "speculative decoding: tokens drafted per pass"),
     Flag("--acceptance", "speculative", "acceptance", float, "speculative decoding: acceptance rate 0-0.99"),
 )
@@ -116,6 +157,7 @@ def plain_number(text: str, kind: Callable[[str], Any], binary: bool) -> Any:
 def number(kind: Callable[[str], Any], binary: bool = False) -> Callable[[str], Any]:
     """int or float, refusing inf and nan (argparse's float() accepts both); takes '2,500' and '32k'
     (`binary`: k = 1,024, as token counts are spoken: 32k context = 32,768)."""
+
     def parse(text: str) -> Any:
         value = plain_number(text, kind, binary)
         if isinstance(value, float) and not math.isfinite(value):
@@ -156,6 +198,7 @@ def flag_type(f: Flag) -> Callable[[str], Any]:
 
 # --- the scenario -----------------------------------------------------------------------------
 
+
 def add_scenario_flags(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("catalog picks (ids from `catalog hardware|models|quants`)")
     g.add_argument("--hardware", help="hardware id or name, any case ('RTX 4090'), or a set: '2x rtx-3090'")
@@ -186,8 +229,11 @@ def resolve_id(table: Mapping[str, Any], kind: str, key: str) -> str:
     pool = {canonical(k): k for k in table}
     close = [k for c, k in pool.items() if want and want in c][:3]
     close += [pool[c] for c in difflib.get_close_matches(want, list(pool), n=5, cutoff=0.6) if pool[c] not in close]
-    hint = f"; did you mean {', '.join(close[:5])}?" if close else \
-        f"; see `catalog {kind}{' --search TEXT --all' if kind == 'hardware' else ''}`"
+    hint = (
+        f"; did you mean {', '.join(close[:5])}?"
+        if close
+        else f"; see `catalog {kind}{' --search TEXT --all' if kind == 'hardware' else ''}`"
+    )
     raise CliError(f"{_flag(kind)}: unknown id '{key}'{hint}")
 
 
@@ -226,8 +272,10 @@ def clamp_context(base: dict[str, dict[str, Any]], model_name: str) -> None:
         return
     for key, flag in (("context", "--context"), ("prompt_tokens", "--prompt")):
         if w.get(key) is not None and w[key] > window:
-            print(f"note: {flag} {w[key]:,} is past {model_name}'s window of {window:,} tokens; "
-                  f"using {window:,}", file=sys.stderr)
+            print(
+                f"note: {flag} {w[key]:,} is past {model_name}'s window of {window:,} tokens; using {window:,}",
+                file=sys.stderr,
+            )
             w[key] = window
 
 

@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 from typing import Any
 
 from pydantic import ValidationError
 
 from advisor.catalog.convert import standings, to_model, to_quant
 from advisor.catalog.loader import Catalog
-from advisor.catalog.longtail import find_hardware
 from advisor.cli.args import (
     FLAGS,
     add_scenario_flags,
@@ -27,9 +25,19 @@ from advisor.cli.args import (
     non_negative_float,
     positive_float,
     positive_int,
-    quant_pool,
     scenario_from_args,
-    validation_message,
+)
+from advisor.cli.buying_machines import (
+    PRESET_KEYS,
+    apply_overrides,
+    base_scenario,
+    current_machine,
+    machine_specs,
+    parse_machine,
+    pools,
+    preset_arg,
+    shared_overrides,
+    with_preset,
 )
 from advisor.cli.buying_text import comparison_text, model_budget_text, plan_text, price_text, workload_line
 from advisor.cli.errors import CliError
@@ -37,16 +45,13 @@ from advisor.core.budget import rank_budget
 from advisor.core.budget_model import rank_for_model
 from advisor.core.comparison import compare
 from advisor.core.fmt import num
-from advisor.core.hardware import Hardware, HardwareClass
 from advisor.core.machines import (
     DEFAULT_PC_PRICE_USD,
     MAX_MACHINES,
     Machine,
     catalog_machines,
-    machine_from_entry,
     unique_label,
 )
-from advisor.core.presets import PRESETS, preset_changes
 from advisor.core.running_cost import (
     DEFAULT_ELECTRICITY_USD_PER_KWH,
     DEFAULT_LIFE_YEARS,
@@ -60,145 +65,6 @@ from advisor.present.compare_text import comparison_data
 from advisor.present.figures import PRICE_NOTE, named
 from advisor.present.upgrade_text import plan_data
 
-# Raw hardware flags that make sense for every machine in a comparison (the host around the cards).
-SHARED_HARDWARE = {"host_memory_gb", "host_bandwidth_gbps", "host_link_gbps", "split"}
-_SET = re.compile(r"^\s*(\d+)\s*[x×*]\s*(\S.*)$", re.IGNORECASE)
-_SET_SUFFIX = re.compile(r"^(.+?)\s*[:*×]\s*(\d+)$")
-
-
-def preset_key(name: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
-
-
-PRESET_KEYS = {preset_key(n): n for n in PRESETS}
-
-
-def _preset_arg(text: str) -> str:
-    """A preset by its name, or by any unambiguous part of it ('coding', 'rag', 'agent')."""
-    key = preset_key(text)
-    if key in PRESET_KEYS:
-        return PRESET_KEYS[key]
-    hits = [k for k in PRESET_KEYS if key and key in k]
-    if len(hits) == 1:
-        return PRESET_KEYS[hits[0]]
-    raise argparse.ArgumentTypeError(f"unknown preset {text!r}; choose from {', '.join(PRESET_KEYS)}")
-
-
-# --- building inputs ---------------------------------------------------------------------------
-
-def _with_preset(s: Scenario, args: argparse.Namespace) -> Scenario:
-    """Apply --preset under any workload flags given explicitly."""
-    if not getattr(args, "preset", None):
-        return s
-    explicit = {f.field for f in FLAGS if f.section == "workload" and getattr(args, dest(f.name), None) is not None}
-    changes = {k: v for k, v in preset_changes(args.preset, s.model.max_context).items() if k not in explicit}
-    try:
-        return s.model_copy(update={"workload": Workload.model_validate({**s.workload.model_dump(), **changes})})
-    except ValidationError as err:
-        raise CliError(validation_message(err)) from None
-
-
-def _base_scenario(args: argparse.Namespace, catalog: Catalog) -> Scenario:
-    """Model, quant and workload from the usual flags, without the machine."""
-    ns = argparse.Namespace(**vars(args))
-    ns.hardware = None
-    for f in FLAGS:
-        if f.section == "hardware":
-            setattr(ns, dest(f.name), None)
-    return _with_preset(scenario_from_args(ns, catalog), args)
-
-
-def parse_machine(spec: str, catalog: Catalog, used: bool = False) -> Machine:
-    """'rtx-3090', '2x rtx-3090', '2×rtx-3090' or 'rtx-3090:2'."""
-    text = spec.strip()
-    count, key = 1, text
-    if find_hardware(catalog, text) is None:
-        m = _SET.match(text) or None
-        if m:
-            count, key = int(m.group(1)), m.group(2).strip()
-        else:
-            m = _SET_SUFFIX.match(text)
-            if m and find_hardware(catalog, m.group(1)) is not None:
-                count, key = int(m.group(2)), m.group(1)
-    entry = find_hardware(catalog, key)  # curated first, then the uncurated long tail (db-… ids)
-    if entry is None:
-        close = [k for k in catalog.hardware if key.lower() in k][:5]
-        hint = f"; did you mean {', '.join(close)}?" if close else "; see `catalog hardware --search TEXT --all`"
-        raise CliError(f"--hardware: unknown id '{key}'{hint}")
-    if not 1 <= count <= 64:
-        raise CliError(f"--hardware: {spec!r}: a set has 1 to 64 devices")
-    try:
-        return machine_from_entry(entry, count, used=used)
-    except ValueError as err:
-        raise CliError(f"--hardware: {err}") from None
-
-
-def _shared_overrides(args: argparse.Namespace) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for f in FLAGS:
-        value = getattr(args, dest(f.name), None)
-        if f.section != "hardware" or value is None:
-            continue
-        if f.field not in SHARED_HARDWARE:
-            raise CliError(f"{f.name}: compare takes each machine's figures from its --hardware id; "
-                           f"only --host-memory, --host-bandwidth, --host-link and --split apply to all")
-        out[f.field] = value
-    return out
-
-
-def _apply(machine: Machine, overrides: dict[str, Any]) -> Machine:
-    hw = machine.hardware
-    changes = {k: v for k, v in overrides.items()
-               if (k != "split" or hw.devices > 1) and (k == "split" or hw.kind is HardwareClass.DISCRETE_GPU)}
-    if not changes:
-        return machine
-    try:
-        new = Hardware.model_validate({**hw.model_dump(), **changes})
-    except ValidationError as err:
-        raise CliError(validation_message(err)) from None
-    return machine.model_copy(update={"hardware": new})
-
-
-def _pools(catalog: Catalog, which: str = "gguf") -> tuple[list[tuple[str, Any]], list[tuple[str, Any]]]:
-    return [(k, to_model(m)) for k, m in catalog.models.items()], quant_pool(catalog, which)
-
-
-def current_machine(s: Scenario, args: argparse.Namespace, catalog: Catalog) -> Machine | None:
-    """The user's machine for upgrades: --hardware plus any raw hardware flags, priced from the catalog."""
-    raw = any(getattr(args, dest(f.name), None) is not None for f in FLAGS if f.section == "hardware")
-    if args.hardware is None and not raw:
-        return None
-    hw = s.hardware
-    entry = catalog.hardware.get(args.hardware) if args.hardware else None
-    label = (entry.name if entry else hw.name)
-    label = f"{hw.devices}× {label}" if hw.devices > 1 else label
-    price = entry.price_usd * hw.devices if entry is not None and entry.price_usd else None
-    power = entry.power_w * hw.devices if entry is not None and entry.power_w else None
-    return Machine(label=f"your {label}", hardware=hw, price_usd=price, power_w=power,
-                   price_kind=entry.price_kind if price and entry is not None else None,
-                   price_seen=entry.price_seen if price and entry is not None else None,
-                   price_estimate=entry.price_estimate if entry else True,
-                   catalog_id=entry.id if entry else None, origin="current")
-
-
-# --- commands ----------------------------------------------------------------------------------
-
-def machine_specs(groups: list[list[str]] | None) -> list[str]:
-    """--hardware values, each one or more words: '2x rtx-3090' may arrive as two words, and one
-    --hardware may name several machines."""
-    specs: list[str] = []
-    for words in groups or []:
-        i = 0
-        while i < len(words):
-            w = words[i].strip()
-            if re.fullmatch(r"\d+\s*[x×*]", w, re.IGNORECASE) and i + 1 < len(words):
-                specs.append(f"{w} {words[i + 1]}")
-                i += 2
-            else:
-                specs.append(w)
-                i += 1
-    return specs
-
 
 def cmd_compare(args: argparse.Namespace, catalog: Catalog) -> int:
     specs = machine_specs(args.hardware)
@@ -206,16 +72,23 @@ def cmd_compare(args: argparse.Namespace, catalog: Catalog) -> int:
         raise CliError(f"--hardware: give 2 to {MAX_MACHINES} machines to compare (got {len(specs)})")
     if args.model is None and args.params is None:
         raise CliError("--model: give a model id (or --params) to compare on")
-    base = _base_scenario(args, catalog)
-    overrides = _shared_overrides(args)
+    base = base_scenario(args, catalog)
+    overrides = shared_overrides(args)
     machines: list[Machine] = []
     for spec in specs:
-        m = _apply(parse_machine(spec, catalog, used=args.used), overrides)
+        m = apply_overrides(parse_machine(spec, catalog, used=args.used), overrides)
         label = unique_label(m.label, [x.label for x in machines])
         machines.append(m.model_copy(update={"label": label}))
-    models, quants = _pools(catalog)
-    c = compare(machines, base, models, quants, published=catalog.published, costs=_costs(args),
-                standing=standings(catalog.models))
+    models, quants = pools(catalog)
+    c = compare(
+        machines,
+        base,
+        models,
+        quants,
+        published=catalog.published,
+        costs=_costs(args),
+        standing=standings(catalog.models),
+    )
     if args.json:
         out = comparison_data(c)
         out["workload"] = base.workload.model_dump(mode="json")
@@ -226,14 +99,22 @@ def cmd_compare(args: argparse.Namespace, catalog: Catalog) -> int:
     return 0
 
 
-_COST_FLAGS = {"electricity_usd_per_kwh": "--electricity", "life_years": "--life-years",
-               "utilization": "--utilization", "api_usd_per_million": "--api-price"}
+_COST_FLAGS = {
+    "electricity_usd_per_kwh": "--electricity",
+    "life_years": "--life-years",
+    "utilization": "--utilization",
+    "api_usd_per_million": "--api-price",
+}
 
 
 def _costs(args: argparse.Namespace) -> CostInputs:
     try:
-        return CostInputs(electricity_usd_per_kwh=args.electricity, life_years=args.life_years,
-                          utilization=args.utilization, api_usd_per_million=args.api_price)
+        return CostInputs(
+            electricity_usd_per_kwh=args.electricity,
+            life_years=args.life_years,
+            utilization=args.utilization,
+            api_usd_per_million=args.api_price,
+        )
     except ValidationError as err:
         first = err.errors()[0]
         flag = _COST_FLAGS.get(str(first["loc"][0]) if first["loc"] else "", "running cost")
@@ -242,15 +123,33 @@ def _costs(args: argparse.Namespace) -> CostInputs:
 
 def _cost_flags(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("running cost")
-    g.add_argument("--electricity", type=non_negative_float, default=DEFAULT_ELECTRICITY_USD_PER_KWH,
-                   metavar="USD/kWh", help=f"electricity price (default ${DEFAULT_ELECTRICITY_USD_PER_KWH:g}/kWh, "
-                                           "about the US residential average)")
-    g.add_argument("--api-price", type=positive_float, metavar="USD", help="an API's price per million output "
-                                                                          "tokens, to break even against")
-    g.add_argument("--life-years", type=positive_float, default=DEFAULT_LIFE_YEARS, metavar="YEARS",
-                   help=f"years the hardware is paid off over (default {DEFAULT_LIFE_YEARS:g})")
-    g.add_argument("--utilization", type=positive_float, default=DEFAULT_UTILIZATION, metavar="SHARE",
-                   help=f"share of the time it generates, 0 to 1 (default {DEFAULT_UTILIZATION:g})")
+    g.add_argument(
+        "--electricity",
+        type=non_negative_float,
+        default=DEFAULT_ELECTRICITY_USD_PER_KWH,
+        metavar="USD/kWh",
+        help=f"electricity price (default ${DEFAULT_ELECTRICITY_USD_PER_KWH:g}/kWh, about the US residential average)",
+    )
+    g.add_argument(
+        "--api-price",
+        type=positive_float,
+        metavar="USD",
+        help="an API's price per million output tokens, to break even against",
+    )
+    g.add_argument(
+        "--life-years",
+        type=positive_float,
+        default=DEFAULT_LIFE_YEARS,
+        metavar="YEARS",
+        help=f"years the hardware is paid off over (default {DEFAULT_LIFE_YEARS:g})",
+    )
+    g.add_argument(
+        "--utilization",
+        type=positive_float,
+        default=DEFAULT_UTILIZATION,
+        metavar="SHARE",
+        help=f"share of the time it generates, 0 to 1 (default {DEFAULT_UTILIZATION:g})",
+    )
 
 
 def _model_scenario(args: argparse.Namespace, catalog: Catalog, base: Scenario) -> Scenario | None:
@@ -271,15 +170,16 @@ def _model_scenario(args: argparse.Namespace, catalog: Catalog, base: Scenario) 
 
 
 def _catalog(args: argparse.Namespace, catalog: Catalog) -> list[Machine]:
-    return catalog_machines(catalog.hardware.values(), () if args.no_sets else (2, 4), args.pc_price,
-                            split=args.set_split, used=args.used)
+    return catalog_machines(
+        catalog.hardware.values(), () if args.no_sets else (2, 4), args.pc_price, split=args.set_split, used=args.used
+    )
 
 
 def cmd_budget(args: argparse.Namespace, catalog: Catalog) -> int:
-    base = _with_preset(_workload_scenario(args), args)
+    base = with_preset(_workload_scenario(args), args)
     for_model = _model_scenario(args, catalog, base)
     machines = _catalog(args, catalog)
-    models, quants = _pools(catalog, args.quants)
+    models, quants = pools(catalog, args.quants)
     r = rank_budget(machines, base, models, quants, args.max_price, top=args.top)
     mb = rank_for_model(machines, for_model, args.max_price, top=args.top) if for_model is not None else None
     if args.json:
@@ -287,20 +187,30 @@ def cmd_budget(args: argparse.Namespace, catalog: Catalog) -> int:
         print(json.dumps({**out, **ranking_data(r)}, indent=2, ensure_ascii=False))
         return 0
     lines = model_budget_text(mb, for_model) + ["", ""] if mb is not None and for_model is not None else []
-    head = (f"{'Second ranking: the largest model each runs' if mb else 'Best'} under ${args.max_price:,.0f}"
-            f" · {workload_line(base)}")
+    head = (
+        f"{'Second ranking: the largest model each runs' if mb else 'Best'} under ${args.max_price:,.0f}"
+        f" · {workload_line(base)}"
+    )
     lines += [head, "=" * len(head), ""]
     if not r.ranked:
         lines.append("Nothing in the catalog is priced under that.")
     for x in r.ranked:
         big = x.largest
-        what = ("nothing interactive" if big is None
-                else f"{big.model_name} {big.quant_name} at {num(big.decode_tok_s)} tok/s")
-        lines.append(f"{x.rank:>3}. {named(x.machine.label, x.machine.devices, x.machine.split, short=False)} — "
-                     f"{price_text(x.machine)} — {what}")
+        what = (
+            "nothing interactive"
+            if big is None
+            else f"{big.model_name} {big.quant_name} at {num(big.decode_tok_s)} tok/s"
+        )
+        lines.append(
+            f"{x.rank:>3}. {named(x.machine.label, x.machine.devices, x.machine.split, short=False)} — "
+            f"{price_text(x.machine)} — {what}"
+        )
         lines.append(f"     {budget_reason(x, r.threshold_tok_s)}")
-    lines += ["", f"note: {PRICE_NOTE}" + (f" Each GPU machine includes ${args.pc_price:,.0f} for the PC."
-                                           if args.pc_price else "")]
+    lines += [
+        "",
+        f"note: {PRICE_NOTE}"
+        + (f" Each GPU machine includes ${args.pc_price:,.0f} for the PC." if args.pc_price else ""),
+    ]
     if r.over_budget:
         lines.append(f"note: {r.over_budget} machines cost more than that.")
     print("\n".join(lines))
@@ -310,11 +220,19 @@ def cmd_budget(args: argparse.Namespace, catalog: Catalog) -> int:
 def cmd_what_would_it_take(args: argparse.Namespace, catalog: Catalog) -> int:
     if args.model is None and args.params is None:
         raise CliError("--model: give a model id (or --params)")
-    s = _with_preset(scenario_from_args(args, catalog), args)
+    s = with_preset(scenario_from_args(args, catalog), args)
     current = current_machine(s, args, catalog)
     machines = _catalog(args, catalog)
-    plan = what_would_it_take(s, args.tok_s, machines, target_ttft_s=args.ttft, current=current, limit=args.top,
-                              max_price_usd=args.max_price, allow_spill=args.allow_spill)
+    plan = what_would_it_take(
+        s,
+        args.tok_s,
+        machines,
+        target_ttft_s=args.ttft,
+        current=current,
+        limit=args.top,
+        max_price_usd=args.max_price,
+        allow_spill=args.allow_spill,
+    )
     if args.json:
         print(json.dumps(plan_data(plan), indent=2, ensure_ascii=False))
     else:
@@ -323,8 +241,11 @@ def cmd_what_would_it_take(args: argparse.Namespace, catalog: Catalog) -> int:
 
 
 def _workload_scenario(args: argparse.Namespace) -> Scenario:
-    data = {f.field: getattr(args, dest(f.name)) for f in FLAGS
-            if f.section == "workload" and getattr(args, dest(f.name), None) is not None}
+    data = {
+        f.field: getattr(args, dest(f.name))
+        for f in FLAGS
+        if f.section == "workload" and getattr(args, dest(f.name), None) is not None
+    }
     try:
         return Scenario(workload=Workload.model_validate(data))
     except ValidationError as err:
@@ -335,29 +256,48 @@ def _workload_scenario(args: argparse.Namespace) -> Scenario:
 
 
 def _buying_flags(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--used", action="store_true",
-                   help="price machines at their used price where the catalog has one (each price shows its month)")
-    p.add_argument("--preset", type=_preset_arg, help=f"workload preset: {', '.join(PRESET_KEYS)} "
-                                                      "(explicit workload flags win)")
+    p.add_argument(
+        "--used",
+        action="store_true",
+        help="price machines at their used price where the catalog has one (each price shows its month)",
+    )
+    p.add_argument(
+        "--preset", type=preset_arg, help=f"workload preset: {', '.join(PRESET_KEYS)} (explicit workload flags win)"
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def _catalog_machine_flags(p: argparse.ArgumentParser) -> None:
     """For the commands that rank the whole catalog's machines."""
     p.add_argument("--no-sets", action="store_true", help="leave out 2× and 4× multi-GPU sets")
-    p.add_argument("--pc-price", type=non_negative_float, default=DEFAULT_PC_PRICE_USD, metavar="USD",
-                   help="the PC around discrete GPUs, added to their price (catalog GPU prices are the card alone; "
-                        f"default ${DEFAULT_PC_PRICE_USD:,.0f}, an estimate; 0 if you have one)")
-    p.add_argument("--set-split", choices=("layer", "tensor"), default="layer",
-                   help="how the 2× and 4× sets share the model: layer (llama.cpp's default) or tensor")
+    p.add_argument(
+        "--pc-price",
+        type=non_negative_float,
+        default=DEFAULT_PC_PRICE_USD,
+        metavar="USD",
+        help="the PC around discrete GPUs, added to their price (catalog GPU prices are the card alone; "
+        f"default ${DEFAULT_PC_PRICE_USD:,.0f}, an estimate; 0 if you have one)",
+    )
+    p.add_argument(
+        "--set-split",
+        choices=("layer", "tensor"),
+        default="layer",
+        help="how the 2× and 4× sets share the model: layer (llama.cpp's default) or tensor",
+    )
 
 
 def add_commands(sub: Any) -> None:
-    cmp = sub.add_parser("compare", help="machines side by side for one model, quant and workload",
-                         conflict_handler="resolve")
+    cmp = sub.add_parser(
+        "compare", help="machines side by side for one model, quant and workload", conflict_handler="resolve"
+    )
     add_scenario_flags(cmp)
-    cmp.add_argument("--hardware", action="append", nargs="+", metavar="ID",
-                     help="a machine: hardware id, or a multi-GPU set as '2x rtx-3090'; repeat for 2 to 6 machines")
+    cmp.add_argument(
+        "--hardware",
+        action="append",
+        nargs="+",
+        metavar="ID",
+        help="a machine: hardware id, or a multi-GPU set as '2x rtx-3090'; repeat for 2 to 6 machines",
+    )
     _cost_flags(cmp)
     _buying_flags(cmp)
     cmp.set_defaults(run=cmd_compare)
@@ -368,26 +308,43 @@ def add_commands(sub: Any) -> None:
     for f in FLAGS:
         if f.section == "workload":
             g.add_argument(f.name, type=flag_type(f), help=f.help, dest=dest(f.name))
-    bud.add_argument("--model", help="the model to buy for (catalog id): machines that hold it and meet the "
-                                     "interactive speed first, cheapest first")
+    bud.add_argument(
+        "--model",
+        help="the model to buy for (catalog id): machines that hold it and meet the "
+        "interactive speed first, cheapest first",
+    )
     bud.add_argument("--quant", help="its quant (catalog id; Q4_K_M when not given)")
-    bud.add_argument("--quants", choices=("gguf", "gpu", "all"), default="gguf",
-                     help="which quant formats the largest-model ranking considers")
+    bud.add_argument(
+        "--quants",
+        choices=("gguf", "gpu", "all"),
+        default="gguf",
+        help="which quant formats the largest-model ranking considers",
+    )
     _catalog_machine_flags(bud)
     bud.add_argument("--top", type=positive_int, default=15, help="how many to list")
     _buying_flags(bud)
     bud.set_defaults(run=cmd_budget)
 
-    wwit = sub.add_parser("what-would-it-take", help="cheapest machines, and your smallest upgrade, for a target speed",
-                          conflict_handler="resolve")
+    wwit = sub.add_parser(
+        "what-would-it-take",
+        help="cheapest machines, and your smallest upgrade, for a target speed",
+        conflict_handler="resolve",
+    )
     add_scenario_flags(wwit)
-    wwit.add_argument("--hardware", metavar="ID", help="your current machine (hardware id; raw hardware flags such as "
-                                                       "--gpus or --host-bandwidth describe it further), for upgrades")
+    wwit.add_argument(
+        "--hardware",
+        metavar="ID",
+        help="your current machine (hardware id; raw hardware flags such as "
+        "--gpus or --host-bandwidth describe it further), for upgrades",
+    )
     wwit.add_argument("--tok-s", type=positive_float, required=True, help="target decode speed per stream, tok/s")
     wwit.add_argument("--ttft", type=positive_float, help="target time to first token, seconds")
     wwit.add_argument("--max-price", type=positive_float, metavar="USD", help="price cap for machines to buy")
-    wwit.add_argument("--allow-spill", action="store_true",
-                      help="let a machine that keeps part of the model in system RAM count as reaching the target")
+    wwit.add_argument(
+        "--allow-spill",
+        action="store_true",
+        help="let a machine that keeps part of the model in system RAM count as reaching the target",
+    )
     _catalog_machine_flags(wwit)
     wwit.add_argument("--top", type=positive_int, default=8, help="how many machines to list")
     _buying_flags(wwit)

@@ -26,15 +26,19 @@ def _table(header: list[str], rows: list[list[str]], right: set[int]) -> list[st
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
 
     def line(cells: list[str]) -> str:
-        return "  ".join(c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths,
-                                                                                                   strict=True))).rstrip()
+        return "  ".join(
+            c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        ).rstrip()
+
     return [line(header), line(["-" * w for w in widths]), *(line(r) for r in rows)]
 
 
 def workload_line(s: Scenario) -> str:
     w = s.workload
-    return (f"{w.context:,} tokens context · {w.prompt_tokens:,}-token prompt · {w.streams} stream"
-            f"{'s' if w.streams > 1 else ''} · interactive ≥ {rate(w.interactive_tok_s)} tok/s")
+    return (
+        f"{w.context:,} tokens context · {w.prompt_tokens:,}-token prompt · {w.streams} stream"
+        f"{'s' if w.streams > 1 else ''} · interactive ≥ {rate(w.interactive_tok_s)} tok/s"
+    )
 
 
 def comparison_text(c: Comparison, s: Scenario) -> str:
@@ -43,8 +47,11 @@ def comparison_text(c: Comparison, s: Scenario) -> str:
     titles = dict(TABLE_COLUMNS)
     cells = [table_cells(r, c.threshold_tok_s) for r in c.rows]
     lines = [head, "=" * len(head), ""]
-    lines += _table([titles[k] for k in keys], [[cell[k] for k in keys] for cell in cells],
-                    right={i for i, k in enumerate(keys) if k not in ("machine", "largest")})
+    lines += _table(
+        [titles[k] for k in keys],
+        [[cell[k] for k in keys] for cell in cells],
+        right={i for i, k in enumerate(keys) if k not in ("machine", "largest")},
+    )
     lines += ["", f"Verdict: {comparison_verdict(c)}", ""]
     lines += [f"  {r.label}: {row_verdict(r, model_quant(c), c.threshold_tok_s)}" for r in c.rows]
     lines += ["", f"note: {PRICE_NOTE}", f"note: {costs_line(c)}."]
@@ -65,16 +72,29 @@ def option_line(o: Option, cost_prefix: str = "") -> str:
 
 
 def _option_table(options: tuple[Option, ...]) -> list[str]:
-    return _table(["Price", "Machine", "Split", "Fits", "Decode", "TTFT"],
-                  [[price_text(o.machine), o.machine.label, split_text(o.machine.devices, o.machine.split) or "—",
-                    fit_text(o), f"{num(o.decode_tok_s or 0)} tok/s",
-                    f"{num(o.ttft_s)} s" if o.ttft_s is not None else "—"] for o in options], right={0, 4, 5})
+    return _table(
+        ["Price", "Machine", "Split", "Fits", "Decode", "TTFT"],
+        [
+            [
+                price_text(o.machine),
+                o.machine.label,
+                split_text(o.machine.devices, o.machine.split) or "—",
+                fit_text(o),
+                f"{num(o.decode_tok_s or 0)} tok/s",
+                f"{num(o.ttft_s)} s" if o.ttft_s is not None else "—",
+            ]
+            for o in options
+        ],
+        right={0, 4, 5},
+    )
 
 
 def plan_text(p: Plan, s: Scenario) -> str:
     ttft = f", TTFT ≤ {rate(p.target_ttft_s)} s" if p.target_ttft_s is not None else ""
-    head = (f"{p.model_name} {p.quant_name} at {p.context:,} tokens context: ≥ {rate(p.target_tok_s)} tok/s per "
-            f"stream{ttft}")
+    head = (
+        f"{p.model_name} {p.quant_name} at {p.context:,} tokens context: ≥ {rate(p.target_tok_s)} tok/s per "
+        f"stream{ttft}"
+    )
     lines = [head, "=" * len(head), ""]
     cap = f" at or under ${p.max_price_usd:,.0f}" if p.max_price_usd is not None else ""
     spill = "" if p.allow_spill else " holding the model in fast memory"
@@ -86,10 +106,16 @@ def plan_text(p: Plan, s: Scenario) -> str:
         lines += _option_table(p.closest)
     if p.current is not None:
         c = p.current
-        now = "does not run it" if c.decode_tok_s is None else f"{num(c.decode_tok_s)} tok/s" + (
-            f", TTFT {num(c.ttft_s)} s" if c.ttft_s is not None else "")
-        lines += ["", f"{c.machine.label[0].upper()}{c.machine.label[1:]}: {now} — "
-                      + ("already meets it." if c.meets else "does not meet it.")]
+        now = (
+            "does not run it"
+            if c.decode_tok_s is None
+            else f"{num(c.decode_tok_s)} tok/s" + (f", TTFT {num(c.ttft_s)} s" if c.ttft_s is not None else "")
+        )
+        lines += [
+            "",
+            f"{c.machine.label[0].upper()}{c.machine.label[1:]}: {now} — "
+            + ("already meets it." if c.meets else "does not meet it."),
+        ]
         if not c.meets:
             if p.upgrades:
                 lines.append(f"Smallest upgrade: {option_line(p.upgrades[0], '+')}")

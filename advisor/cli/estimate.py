@@ -16,8 +16,8 @@ from typing import Any, BinaryIO, NoReturn
 
 from pydantic import ValidationError
 
+from advisor.catalog.hardware_search import find_hardware
 from advisor.catalog.loader import Catalog
-from advisor.catalog.longtail import find_hardware
 from advisor.cli.args import add_scenario_flags, scenario_from_args
 from advisor.cli.errors import CliError
 from advisor.core.evaluate import evaluate
@@ -27,22 +27,54 @@ from advisor.core.result import Result
 from advisor.core.scenario import Scenario
 from advisor.json_files import JSONProblem, parse_json, validation_message
 
-JSON_KEYS = ("decode_tok_s", "decode_low_tok_s", "decode_high_tok_s", "decode_ceiling_tok_s", "aggregate_tok_s",
-             "prefill_tok_s", "ttft_s", "inter_token_ms", "response_s", "requests_per_hour", "weights_gb",
-             "weights_read_gb", "kv_gb", "kv_known", "overhead_gb", "total_gb", "fast_capacity_gb", "fits", "runs",
-             "offloaded_fraction", "streams_from_disk", "layers_on_device", "layers", "eta", "compute_bound",
-             "crossover_batch", "exceeds_ceiling", "interactive_class", "interactive")
+JSON_KEYS = (
+    "decode_tok_s",
+    "decode_low_tok_s",
+    "decode_high_tok_s",
+    "decode_ceiling_tok_s",
+    "aggregate_tok_s",
+    "prefill_tok_s",
+    "ttft_s",
+    "inter_token_ms",
+    "response_s",
+    "requests_per_hour",
+    "weights_gb",
+    "weights_read_gb",
+    "kv_gb",
+    "kv_known",
+    "overhead_gb",
+    "total_gb",
+    "fast_capacity_gb",
+    "fits",
+    "runs",
+    "offloaded_fraction",
+    "streams_from_disk",
+    "layers_on_device",
+    "layers",
+    "eta",
+    "compute_bound",
+    "crossover_batch",
+    "exceeds_ceiling",
+    "interactive_class",
+    "interactive",
+)
 
 
 # --- the result -------------------------------------------------------------------------------
+
 
 def result_json(s: Scenario, r: Result) -> dict[str, Any]:
     out = {k: getattr(r, k) for k in JSON_KEYS}
     out["interactive_class"] = r.interactive_class.value if r.interactive_class else "does_not_run"
     out["bound"] = r.bound
     out["step_ms"] = r.step_ms.model_dump() if r.step_ms is not None else None
-    out["scenario"] = {"hardware": s.hardware.name, "model": s.model.name, "quant": s.quant.name,
-                       "context": s.workload.context, "streams": s.workload.streams}
+    out["scenario"] = {
+        "hardware": s.hardware.name,
+        "model": s.model.name,
+        "quant": s.quant.name,
+        "context": s.workload.context,
+        "streams": s.workload.streams,
+    }
     out["notes"] = list(r.notes)
     out["steps"] = [f"{st.label}: {st.text}" for st in r.steps]
     out["placement"] = placement_json(r)
@@ -55,11 +87,19 @@ def placement_json(r: Result) -> dict[str, Any] | None:
     p = r.placement
     if p is None:
         return None
-    return {"name": p.name, "auto": p.auto, "alternative": p.alternative,
-            "alternative_decode_tok_s": p.alternative_decode_tok_s, "weights_device_gb": p.weights_device_gb,
-            "weights_host_gb": p.weights_host_gb, "weights_disk_gb": p.weights_disk_gb,
-            "kv_device_gb": p.kv_device_gb, "kv_host_gb": p.kv_host_gb,
-            "expert_layers_on_host": p.expert_layers_on_host, "streams_from_disk": r.streams_from_disk}
+    return {
+        "name": p.name,
+        "auto": p.auto,
+        "alternative": p.alternative,
+        "alternative_decode_tok_s": p.alternative_decode_tok_s,
+        "weights_device_gb": p.weights_device_gb,
+        "weights_host_gb": p.weights_host_gb,
+        "weights_disk_gb": p.weights_disk_gb,
+        "kv_device_gb": p.kv_device_gb,
+        "kv_host_gb": p.kv_host_gb,
+        "expert_layers_on_host": p.expert_layers_on_host,
+        "streams_from_disk": r.streams_from_disk,
+    }
 
 
 def result_text(s: Scenario, r: Result) -> str:
@@ -70,19 +110,27 @@ def result_text(s: Scenario, r: Result) -> str:
         lines.append("Does not run: weights and KV exceed fast and host memory together.")
     else:
         feel = r.interactive_class.value if r.interactive_class else ""
-        lines.append(f"Decode      {num(r.decode_tok_s or 0)} tok/s per stream "
-                     f"(band {num(r.decode_low_tok_s or 0)}–{num(r.decode_high_tok_s or 0)}; "
-                     f"ceiling {num(r.decode_ceiling_tok_s or 0)}) — {feel}")
+        lines.append(
+            f"Decode      {num(r.decode_tok_s or 0)} tok/s per stream "
+            f"(band {num(r.decode_low_tok_s or 0)}–{num(r.decode_high_tok_s or 0)}; "
+            f"ceiling {num(r.decode_ceiling_tok_s or 0)}) — {feel}"
+        )
         if w.streams > 1:
-            lines.append(f"Aggregate   {num(r.aggregate_tok_s or 0)} tok/s over {w.streams} streams, "
-                         f"{num(r.requests_per_hour or 0, 4)} requests/hour")
-        lines.append(f"Prefill     {num(r.prefill_tok_s or 0)} tok/s; TTFT {num(r.ttft_s or 0)} s; "
-                     f"inter-token {num(r.inter_token_ms or 0)} ms; response {num(r.response_s or 0)} s")
+            lines.append(
+                f"Aggregate   {num(r.aggregate_tok_s or 0)} tok/s over {w.streams} streams, "
+                f"{num(r.requests_per_hour or 0, 4)} requests/hour"
+            )
+        lines.append(
+            f"Prefill     {num(r.prefill_tok_s or 0)} tok/s; TTFT {num(r.ttft_s or 0)} s; "
+            f"inter-token {num(r.inter_token_ms or 0)} ms; response {num(r.response_s or 0)} s"
+        )
     if r.fast_capacity_gb is None:
         lines.append(f"Memory      {num(r.total_gb)} GB needed; memory size not given, so the fit is not checked")
     else:
-        lines.append(f"Memory      {num(r.total_gb)} GB needed of {num(r.fast_capacity_gb)} GB fast: "
-                     + ("fits" if r.fits else f"{r.offloaded_fraction:.0%} offloaded to host"))
+        lines.append(
+            f"Memory      {num(r.total_gb)} GB needed of {num(r.fast_capacity_gb)} GB fast: "
+            + ("fits" if r.fits else f"{r.offloaded_fraction:.0%} offloaded to host")
+        )
     lines.append("")
     lines += [f"  {st.label:<17}{st.text}" for st in r.steps]
     if r.notes:
@@ -134,13 +182,18 @@ def llama_bench_command(s: Scenario, r: Result) -> str:
     model = _gguf_placeholder(s)
     if w.streams > 1:
         ctx = w.streams * (w.context + w.prompt_tokens + w.output_tokens) + 256
-        return (f"llama-batched-bench -m {model} -c {ctx} -npp {max(w.context, w.prompt_tokens)} "
-                f"-ntg {w.output_tokens} -npl {w.streams} -ngl {layers}{extra} -fa {'on' if flash else 'off'}")
-    return (f"llama-bench -m {model} -p {w.prompt_tokens} -n {w.output_tokens} -d {w.context} "
-            f"-ngl {layers} -b 2048{extra} -fa {1 if flash else 0}")
+        return (
+            f"llama-batched-bench -m {model} -c {ctx} -npp {max(w.context, w.prompt_tokens)} "
+            f"-ntg {w.output_tokens} -npl {w.streams} -ngl {layers}{extra} -fa {'on' if flash else 'off'}"
+        )
+    return (
+        f"llama-bench -m {model} -p {w.prompt_tokens} -n {w.output_tokens} -d {w.context} "
+        f"-ngl {layers} -b 2048{extra} -fa {1 if flash else 0}"
+    )
 
 
 # --- published runs beside it -----------------------------------------------------------------
+
 
 def published_for(args: argparse.Namespace, s: Scenario, catalog: Catalog) -> PublishedView:
     """What was published on this machine, and of exactly this setup (ids from the flags)."""
@@ -151,15 +204,36 @@ def published_for(args: argparse.Namespace, s: Scenario, catalog: Catalog) -> Pu
 
 def published_json(view: PublishedView) -> dict[str, Any]:
     m = view.machine
-    machine = None if m is None else {"runs": m.runs, "models": m.models, "measured_over_model_median": m.median,
-                                      "measured_over_model_low": m.low, "measured_over_model_high": m.high}
-    def run(r: Published, **extra: Any) -> dict[str, Any]:
-        return {"test": r.test_name(), "model": r.model, "measured_tok_s": r.tok_s,
-                "model_for_that_run_tok_s": r.model_tok_s, "backend": r.backend.value if r.backend else None,
-                "build": r.build or None, **extra, "source": r.source}
+    machine = (
+        None
+        if m is None
+        else {
+            "runs": m.runs,
+            "models": m.models,
+            "measured_over_model_median": m.median,
+            "measured_over_model_low": m.low,
+            "measured_over_model_high": m.high,
+        }
+    )
 
-    return {"machine": machine, "runs": [run(r, flash_attention=r.flash_attention) for r in view.runs],
-            "more": view.more, "prefill_runs": [run(r) for r in view.prefill]}
+    def run(r: Published, **extra: Any) -> dict[str, Any]:
+        return {
+            "test": r.test_name(),
+            "model": r.model,
+            "measured_tok_s": r.tok_s,
+            "model_for_that_run_tok_s": r.model_tok_s,
+            "backend": r.backend.value if r.backend else None,
+            "build": r.build or None,
+            **extra,
+            "source": r.source,
+        }
+
+    return {
+        "machine": machine,
+        "runs": [run(r, flash_attention=r.flash_attention) for r in view.runs],
+        "more": view.more,
+        "prefill_runs": [run(r) for r in view.prefill],
+    }
 
 
 def published_text(view: PublishedView) -> list[str]:
@@ -177,6 +251,7 @@ def published_text(view: PublishedView) -> list[str]:
 
 
 # --- the commands -----------------------------------------------------------------------------
+
 
 def cmd_estimate(args: argparse.Namespace, catalog: Catalog) -> int:
     if args.many is not None:
@@ -246,8 +321,9 @@ def _lines(stream: BinaryIO) -> Iterator[tuple[int, str, str | None]]:
             yield n, "", "not UTF-8 text"
 
 
-def _line_result(text: str, parser: argparse.ArgumentParser, args: argparse.Namespace,
-                 catalog: Catalog) -> dict[str, Any]:
+def _line_result(
+    text: str, parser: argparse.ArgumentParser, args: argparse.Namespace, catalog: Catalog
+) -> dict[str, Any]:
     ns = _line_args(parse_json(text), parser, args)
     s = scenario_from_args(ns, catalog)
     return {**result_json(s, evaluate(s)), "published": published_json(published_for(ns, s, catalog))}
@@ -288,7 +364,10 @@ def add_commands(sub: Any) -> None:
     est = sub.add_parser("estimate", help="decode, prefill, latency and memory for one scenario")
     add_scenario_flags(est)
     est.add_argument("--json", action="store_true", help="print one JSON object")
-    est.add_argument("--many", metavar="FILE",
-                     help="one scenario per line (JSON object, keys = long flag names; - reads stdin); "
-                          "prints one JSON result per line")
+    est.add_argument(
+        "--many",
+        metavar="FILE",
+        help="one scenario per line (JSON object, keys = long flag names; - reads stdin); "
+        "prints one JSON result per line",
+    )
     est.set_defaults(run=cmd_estimate)

@@ -24,8 +24,9 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--out", type=Path, required=True, metavar="FILE.png")
     p.add_argument("--width", type=int, default=1920)
     p.add_argument("--height", type=int, default=1080)
-    p.add_argument("--no-published", action="store_true",
-                   help="leave out the squares for published runs on this machine")
+    p.add_argument(
+        "--no-published", action="store_true", help="leave out the squares for published runs on this machine"
+    )
     p.set_defaults(run=cmd_plot)
 
 
@@ -38,8 +39,9 @@ def cmd_plot(args: argparse.Namespace, catalog: Catalog) -> int:
     from advisor.ui.slide_png import write_plot_png
 
     try:
-        write_plot_png(catalog, session, args.axis, args.out, (args.width, args.height),
-                       published=not args.no_published)
+        write_plot_png(
+            catalog, session, args.axis, args.out, (args.width, args.height), published=not args.no_published
+        )
     except ExportError as err:
         raise CliError(str(err)) from None
     print(f"wrote {args.out} ({args.width}×{args.height})")

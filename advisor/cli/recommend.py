@@ -1,6 +1,6 @@
 """`recommend`: the largest model and quant that fits this machine and stays interactive.
 
-    python -m advisor.cli recommend --hardware rtx-4090 --context 8192"""
+python -m advisor.cli recommend --hardware rtx-4090 --context 8192"""
 
 from __future__ import annotations
 
@@ -18,13 +18,16 @@ from advisor.present.recommend_text import ranking_text
 def cmd_recommend(args: argparse.Namespace, catalog: Catalog) -> int:
     s = scenario_from_args(args, catalog)
     models = [(k, to_model(m)) for k, m in catalog.models.items()]
-    rec = recommend(s, models, quant_pool(catalog, args.quants), runner_ups=args.runner_ups,
-                    standing=standings(catalog.models))
+    rec = recommend(
+        s, models, quant_pool(catalog, args.quants), runner_ups=args.runner_ups, standing=standings(catalog.models)
+    )
     if args.json:
         print(rec.model_dump_json(indent=2))
         return 0
-    print(f"{s.hardware.name}, {s.workload.context:,} tokens context, {s.workload.streams} stream(s), "
-          f"interactive at ≥ {num(rec.threshold_tok_s)} tok/s")
+    print(
+        f"{s.hardware.name}, {s.workload.context:,} tokens context, {s.workload.streams} stream(s), "
+        f"interactive at ≥ {num(rec.threshold_tok_s)} tok/s"
+    )
     if rec.pick is None:
         print("Nothing in the catalog fits and stays interactive here.")
     else:

@@ -1,6 +1,6 @@
 """`sweep`: one curve (context, params or batch on the x axis) as CSV on stdout.
 
-    python -m advisor.cli sweep --axis context --hardware m3-max-40c-128gb --model qwen3-32b"""
+python -m advisor.cli sweep --axis context --hardware m3-max-40c-128gb --model qwen3-32b"""
 
 from __future__ import annotations
 

@@ -106,13 +106,27 @@ def dense_picks(grid: Grid, params: NDArray[np.float64], bits: NDArray[np.float6
     nxt = _next_models(has, model, params)
     lowest = int(np.argmin(bits))
     safe = np.maximum(nxt, 0)
-    return Picks(has=has, model=model, quant=quant, decode=grid.decode[h, model, quant],
-                 total_gb=grid.total_gb[h, model, quant], nxt=nxt, nxt_fits=grid.fits[h, safe, lowest],
-                 nxt_decode=grid.decode[h, safe, lowest], nxt_total_gb=grid.total_gb[h, safe, lowest])
+    return Picks(
+        has=has,
+        model=model,
+        quant=quant,
+        decode=grid.decode[h, model, quant],
+        total_gb=grid.total_gb[h, model, quant],
+        nxt=nxt,
+        nxt_fits=grid.fits[h, safe, lowest],
+        nxt_decode=grid.decode[h, safe, lowest],
+        nxt_total_gb=grid.total_gb[h, safe, lowest],
+    )
 
 
-def _staged_picks(stack: MachineStack, caps: NDArray[np.float64], params: NDArray[np.float64],
-                  bits: NDArray[np.float64], threshold: float, batch: int = 6) -> Picks:
+def _staged_picks(
+    stack: MachineStack,
+    caps: NDArray[np.float64],
+    params: NDArray[np.float64],
+    bits: NDArray[np.float64],
+    threshold: float,
+    batch: int = 6,
+) -> Picks:
     """The same pick without solving every cell: each machine tries its models largest first, a few
     per round, all machines in one solve per round, and stops at the first that passes. Models whose
     weights alone exceed the machine's fast memory at the smallest quant are skipped: they cannot fit."""
@@ -130,16 +144,16 @@ def _staged_picks(stack: MachineStack, caps: NDArray[np.float64], params: NDArra
     todo = [h for h in range(n_h) if candidates[h].size]
     qs = np.arange(n_q)[None, :]
     while todo:
-        hh = np.concatenate([np.full(len(candidates[h][pos[h]:pos[h] + batch]), h) for h in todo])
-        mm = np.concatenate([candidates[h][pos[h]:pos[h] + batch] for h in todo])
+        hh = np.concatenate([np.full(len(candidates[h][pos[h] : pos[h] + batch]), h) for h in todo])
+        mm = np.concatenate([candidates[h][pos[h] : pos[h] + batch] for h in todo])
         g = stack.solve(hh[:, None], mm[:, None], qs)
         ok = np.asarray(g.fits & (g.decode >= threshold), dtype=np.bool_)[:, q_order]
         row_ok = _any(ok, axis=1)
         still = []
         start = 0
         for h in todo:
-            n = len(candidates[h][pos[h]:pos[h] + batch])
-            rows = np.flatnonzero(row_ok[start:start + n])
+            n = len(candidates[h][pos[h] : pos[h] + batch])
+            rows = np.flatnonzero(row_ok[start : start + n])
             if rows.size:
                 r = start + int(rows[0])
                 qi = int(q_order[int(ok[r].argmax())])
@@ -153,8 +167,17 @@ def _staged_picks(stack: MachineStack, caps: NDArray[np.float64], params: NDArra
         todo = still
     nxt = _next_models(has, model, params)
     probe = stack.solve(np.arange(n_h), np.maximum(nxt, 0), np.full(n_h, int(np.argmin(bits))))
-    return Picks(has=has, model=model, quant=quant, decode=decode, total_gb=total, nxt=nxt,
-                 nxt_fits=probe.fits.copy(), nxt_decode=probe.decode.copy(), nxt_total_gb=probe.total_gb.copy())
+    return Picks(
+        has=has,
+        model=model,
+        quant=quant,
+        decode=decode,
+        total_gb=total,
+        nxt=nxt,
+        nxt_fits=probe.fits.copy(),
+        nxt_decode=probe.decode.copy(),
+        nxt_total_gb=probe.total_gb.copy(),
+    )
 
 
 def best_picks(base: Scenario, hardware: Sequence[Hardware], models: ModelList, quants: QuantList) -> Picks:
@@ -166,16 +189,21 @@ def best_picks(base: Scenario, hardware: Sequence[Hardware], models: ModelList, 
     return _staged_picks(stack, caps, params, bits, base.workload.interactive_tok_s)
 
 
-def _next_model(i: int, p: Picks, models: ModelList, quants: QuantList,
-                bits: NDArray[np.float64]) -> NextModel | None:
+def _next_model(i: int, p: Picks, models: ModelList, quants: QuantList, bits: NDArray[np.float64]) -> NextModel | None:
     if p.nxt[i] < 0:
         return None
     mk, mm = models[int(p.nxt[i])]
     qk, qq = quants[int(np.argmin(bits))]
-    return NextModel(model_key=mk, model_name=mm.name, quant_key=qk, quant_name=qq.name,
-                     total_params_b=mm.total_params_b, fits=bool(p.nxt_fits[i]),
-                     decode_tok_s=float(p.nxt_decode[i]) if p.nxt_fits[i] else None,
-                     total_gb=float(p.nxt_total_gb[i]))
+    return NextModel(
+        model_key=mk,
+        model_name=mm.name,
+        quant_key=qk,
+        quant_name=qq.name,
+        total_params_b=mm.total_params_b,
+        fits=bool(p.nxt_fits[i]),
+        decode_tok_s=float(p.nxt_decode[i]) if p.nxt_fits[i] else None,
+        total_gb=float(p.nxt_total_gb[i]),
+    )
 
 
 def _stop(nxt: NextModel | None) -> StopReason:
@@ -184,8 +212,14 @@ def _stop(nxt: NextModel | None) -> StopReason:
     return StopReason.TOO_SLOW if nxt.fits else StopReason.TOO_BIG
 
 
-def rank_budget(machines: Sequence[Machine], base: Scenario, models: ModelList, quants: QuantList,
-                max_price_usd: float, top: int | None = None) -> BudgetRanking:
+def rank_budget(
+    machines: Sequence[Machine],
+    base: Scenario,
+    models: ModelList,
+    quants: QuantList,
+    max_price_usd: float,
+    top: int | None = None,
+) -> BudgetRanking:
     """Machines priced at or under the cap, ranked by the largest catalog model they run
     interactively (fits fast memory, per-stream tok/s at or over the threshold), then by its speed,
     then by price."""
@@ -196,8 +230,13 @@ def rank_budget(machines: Sequence[Machine], base: Scenario, models: ModelList, 
     within = [m for m in priced if (m.price_usd or 0) <= max_price_usd]
     threshold = w.interactive_tok_s
     if not within or not models or not qs:
-        return BudgetRanking(max_price_usd=max_price_usd, threshold_tok_s=threshold, ranked=(),
-                             over_budget=len(priced) - len(within), no_price=no_price)
+        return BudgetRanking(
+            max_price_usd=max_price_usd,
+            threshold_tok_s=threshold,
+            ranked=(),
+            over_budget=len(priced) - len(within),
+            no_price=no_price,
+        )
     p = best_picks(base, [m.hardware for m in within], models, qs)
     params = np.array([m.total_params_b for _, m in models])
     bits = np.array([q.bits_per_weight for _, q in qs])
@@ -214,14 +253,30 @@ def rank_budget(machines: Sequence[Machine], base: Scenario, models: ModelList, 
         if p.has[i]:
             mk, mm = models[int(p.model[i])]
             qk, qq = qs[int(p.quant[i])]
-            largest = Largest(model_key=mk, model_name=mm.name, quant_key=qk, quant_name=qq.name,
-                              total_params_b=mm.total_params_b, decode_tok_s=float(p.decode[i]),
-                              total_gb=float(p.total_gb[i]))
+            largest = Largest(
+                model_key=mk,
+                model_name=mm.name,
+                quant_key=qk,
+                quant_name=qq.name,
+                total_params_b=mm.total_params_b,
+                decode_tok_s=float(p.decode[i]),
+                total_gb=float(p.total_gb[i]),
+            )
         nxt = _next_model(i, p, models, qs, bits)
-        ranked.append(Ranked(
-            rank=rank, machine=within[i], largest=largest,
-            tok_s_per_k_usd=float(p.decode[i]) / (prices[i] / 1000) if p.has[i] else None,
-            stop=_stop(nxt), next_model=nxt,
-        ))
-    return BudgetRanking(max_price_usd=max_price_usd, threshold_tok_s=threshold, ranked=tuple(ranked),
-                         over_budget=len(priced) - len(within), no_price=no_price)
+        ranked.append(
+            Ranked(
+                rank=rank,
+                machine=within[i],
+                largest=largest,
+                tok_s_per_k_usd=float(p.decode[i]) / (prices[i] / 1000) if p.has[i] else None,
+                stop=_stop(nxt),
+                next_model=nxt,
+            )
+        )
+    return BudgetRanking(
+        max_price_usd=max_price_usd,
+        threshold_tok_s=threshold,
+        ranked=tuple(ranked),
+        over_budget=len(priced) - len(within),
+        no_price=no_price,
+    )

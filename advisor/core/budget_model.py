@@ -42,8 +42,11 @@ class ModelFit(Frozen):
     tok_s_per_k_usd: float | None
     meets: bool
     shortfall: Shortfall
-    max_streams: int | None = Field(None, description="Most concurrent streams held in fast memory at the context, "
-                                                      "each at or above the interactive speed")
+    max_streams: int | None = Field(
+        None,
+        description="Most concurrent streams held in fast memory at the context, "
+        "each at or above the interactive speed",
+    )
     requests_per_hour: float | None = Field(None, description="At max_streams, every stream busy")
 
 
@@ -76,20 +79,32 @@ def _row(rank: int, m: Machine, base: Scenario, threshold: float) -> ModelFit:
     fits = r.fits if m.hardware.memory_known else None
     price = m.price_usd or 0.0
     short = _shortfall(fits, r.runs, d, threshold)
-    return ModelFit(rank=rank, machine=m, split=m.split, price_usd=price, fits=fits, runs=r.runs,
-                    offloaded_fraction=min(max(r.offloaded_fraction, 0.0), 1.0), decode_tok_s=d,
-                    total_gb=r.total_gb, memory_gb=m.hardware.fast_capacity_gb if m.hardware.memory_known else None,
-                    tok_s_per_k_usd=d / (price / 1000) if d and price else None,
-                    meets=short == "meets", shortfall=short)
+    return ModelFit(
+        rank=rank,
+        machine=m,
+        split=m.split,
+        price_usd=price,
+        fits=fits,
+        runs=r.runs,
+        offloaded_fraction=min(max(r.offloaded_fraction, 0.0), 1.0),
+        decode_tok_s=d,
+        total_gb=r.total_gb,
+        memory_gb=m.hardware.fast_capacity_gb if m.hardware.memory_known else None,
+        tok_s_per_k_usd=d / (price / 1000) if d and price else None,
+        meets=short == "meets",
+        shortfall=short,
+    )
 
 
 def _ranked(x: ModelFit, rank: int, cap: Capacity) -> ModelFit:
-    return x.model_copy(update={"rank": rank, "max_streams": cap.max_streams,
-                                "requests_per_hour": cap.requests_per_hour})
+    return x.model_copy(
+        update={"rank": rank, "max_streams": cap.max_streams, "requests_per_hour": cap.requests_per_hour}
+    )
 
 
-def rank_for_model(machines: Sequence[Machine], base: Scenario, max_price_usd: float,
-                   top: int | None = 15) -> ModelBudget:
+def rank_for_model(
+    machines: Sequence[Machine], base: Scenario, max_price_usd: float, top: int | None = 15
+) -> ModelBudget:
     """Machines at or under the cap on the base scenario's model, quant and workload: those that hold
     it in fast memory at or over the interactive speed, by price then tok/s; then the rest, those that
     hold it but run slower first (fastest first), then those that spill (fastest first), then those
@@ -99,9 +114,16 @@ def rank_for_model(machines: Sequence[Machine], base: Scenario, max_price_usd: f
     no_price = tuple(m.label for m in machines if m.price_usd is None)
     priced = [m for m in machines if m.price_usd is not None]
     within = [m for m in priced if (m.price_usd or 0.0) <= max_price_usd]
-    empty = ModelBudget(model_name=base.model.name, quant_name=base.quant.name, context=w.context,
-                        streams=w.streams, max_price_usd=max_price_usd, threshold_tok_s=threshold,
-                        over_budget=len(priced) - len(within), no_price=no_price)
+    empty = ModelBudget(
+        model_name=base.model.name,
+        quant_name=base.quant.name,
+        context=w.context,
+        streams=w.streams,
+        max_price_usd=max_price_usd,
+        threshold_tok_s=threshold,
+        over_budget=len(priced) - len(within),
+        no_price=no_price,
+    )
     if not within:
         return empty
     g = machine_grid(base, [m.hardware for m in within], [base.model], [base.quant])

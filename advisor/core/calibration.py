@@ -105,8 +105,12 @@ from advisor.core.terms import (
 )
 
 BACKEND_LABELS: dict[Backend, str] = {
-    Backend.CUDA: "CUDA", Backend.ROCM: "ROCm", Backend.VULKAN: "Vulkan", Backend.METAL: "Metal",
-    Backend.SYCL: "SYCL", Backend.CPU: "CPU",
+    Backend.CUDA: "CUDA",
+    Backend.ROCM: "ROCm",
+    Backend.VULKAN: "Vulkan",
+    Backend.METAL: "Metal",
+    Backend.SYCL: "SYCL",
+    Backend.CPU: "CPU",
 }
 
 # Which vendors' hardware each vendor-specific backend runs on (Vulkan and CPU run anywhere).
@@ -264,8 +268,9 @@ class Calibration:
         """The factor on η the hardware itself carries: its architecture's times its chip's own."""
         return self.generation(hw).decode * self.machine(hw).decode
 
-    def decode_eta(self, kind: HardwareClass, engine: Engine, backend: Backend | None = None,
-                   hw: Hardware | None = None) -> float:
+    def decode_eta(
+        self, kind: HardwareClass, engine: Engine, backend: Backend | None = None, hw: Hardware | None = None
+    ) -> float:
         """The fitted decode η: the class's, times the backend's factor, the architecture's and the
         machine's own where given. No memory system delivers more than its datasheet bandwidth, so it
         stops at 1."""

@@ -60,8 +60,7 @@ def stream_axis() -> NDArray[np.float64]:
     return x
 
 
-def _capacities(out: Outputs, x: NDArray[np.float64], base: Scenario,
-                memory_known: Sequence[bool]) -> list[Capacity]:
+def _capacities(out: Outputs, x: NDArray[np.float64], base: Scenario, memory_known: Sequence[bool]) -> list[Capacity]:
     """Rows of `out` are machines, columns the streams axis `x`."""
     w = base.workload
     shape = (len(memory_known), len(x))
@@ -84,8 +83,16 @@ def _capacities(out: Outputs, x: NDArray[np.float64], base: Scenario,
         limit: Limit = "axis" if k == len(x) else ("memory" if not fits[i, k] else "speed")
         response = (w.prompt_tokens / p if p > 0 else 0.0) + w.output_tokens / d
         rph = n * S_PER_HOUR / response if response > 0 else None
-        result.append(Capacity(max_streams=int(n), limit=limit, decode_tok_s=d, aggregate_tok_s=d * n,
-                               response_s=response, requests_per_hour=rph))
+        result.append(
+            Capacity(
+                max_streams=int(n),
+                limit=limit,
+                decode_tok_s=d,
+                aggregate_tok_s=d * n,
+                response_s=response,
+                requests_per_hour=rph,
+            )
+        )
     return result
 
 

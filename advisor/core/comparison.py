@@ -51,8 +51,10 @@ class CompareRow(Frozen):
     origin: Origin
     kind: HardwareClass
     devices: int
-    split: Split = Field(description="How a multi-device machine shares the model: layer (each device holds "
-                                     "whole layers, one after another) or tensor (every layer across all)")
+    split: Split = Field(
+        description="How a multi-device machine shares the model: layer (each device holds "
+        "whole layers, one after another) or tensor (every layer across all)"
+    )
     price_usd: float | None
     price_estimate: bool
     price_kind: PriceKind | None = Field(None, description="New or used; None for a price the person typed")
@@ -71,8 +73,11 @@ class CompareRow(Frozen):
     largest: Largest | None
     tok_s_per_k_usd: float | None
     tok_s_per_w: float | None
-    max_streams: int | None = Field(None, description="Most concurrent streams held in fast memory at the context, "
-                                                      "each at or above the interactive speed (advisor.core.capacity)")
+    max_streams: int | None = Field(
+        None,
+        description="Most concurrent streams held in fast memory at the context, "
+        "each at or above the interactive speed (advisor.core.capacity)",
+    )
     streams_limit: Limit | None = Field(None, description="What stops one more stream: memory, speed, axis, unchecked")
     max_streams_tok_s: float | None = Field(None, description="Per-stream decode at max_streams")
     max_streams_aggregate_tok_s: float | None = None
@@ -106,8 +111,15 @@ def largest_interactive(rec: Recommendation) -> Largest | None:
     p = rec.pick
     if p is None:
         return None
-    return Largest(model_key=p.model_key, model_name=p.model_name, quant_key=p.quant_key, quant_name=p.quant_name,
-                   total_params_b=p.total_params_b, decode_tok_s=p.decode_tok_s, total_gb=p.total_gb)
+    return Largest(
+        model_key=p.model_key,
+        model_name=p.model_name,
+        quant_key=p.quant_key,
+        quant_name=p.quant_name,
+        total_params_b=p.total_params_b,
+        decode_tok_s=p.decode_tok_s,
+        total_gb=p.total_gb,
+    )
 
 
 def pool(quants: QuantList, workload: Workload) -> list[tuple[str, Quant]]:
@@ -115,8 +127,14 @@ def pool(quants: QuantList, workload: Workload) -> list[tuple[str, Quant]]:
     return [(k, q) for k, q in quants if q.bits_per_weight >= workload.min_bits]
 
 
-def compare_row(machine: Machine, base: Scenario, models: ModelList, quants: QuantList,
-                published: Sequence[Published] = (), standing: Mapping[str, Standing] | None = None) -> CompareRow:
+def compare_row(
+    machine: Machine,
+    base: Scenario,
+    models: ModelList,
+    quants: QuantList,
+    published: Sequence[Published] = (),
+    standing: Mapping[str, Standing] | None = None,
+) -> CompareRow:
     """One machine's row: the chosen model at the chosen context and prompt, the largest catalog
     model that stays interactive (via the recommender), and how the model did on the runs published
     on that catalog machine."""
@@ -128,52 +146,94 @@ def compare_row(machine: Machine, base: Scenario, models: ModelList, quants: Qua
     hw = machine.hardware
     cap = capacity(s)
     return CompareRow(
-        label=machine.label, catalog_id=machine.catalog_id, origin=machine.origin, kind=hw.kind, devices=hw.devices,
+        label=machine.label,
+        catalog_id=machine.catalog_id,
+        origin=machine.origin,
+        kind=hw.kind,
+        devices=hw.devices,
         split=hw.split,
-        price_usd=machine.price_usd, price_estimate=machine.price_estimate, price_kind=machine.price_kind,
-        price_seen=machine.price_seen, power_w=machine.power_w,
-        memory_gb=hw.fast_capacity_gb if hw.memory_known else None, host_gb=hw.host_capacity_gb,
+        price_usd=machine.price_usd,
+        price_estimate=machine.price_estimate,
+        price_kind=machine.price_kind,
+        price_seen=machine.price_seen,
+        power_w=machine.power_w,
+        memory_gb=hw.fast_capacity_gb if hw.memory_known else None,
+        host_gb=hw.host_capacity_gb,
         bandwidth_gbps=hw.fast_bandwidth_gbps,
-        runs=r.runs, fits=r.fits, interactive=r.interactive, decode_tok_s=d, ttft_s=r.ttft_s,
-        total_gb=r.total_gb, offloaded_fraction=r.offloaded_fraction, largest=largest_interactive(rec),
+        runs=r.runs,
+        fits=r.fits,
+        interactive=r.interactive,
+        decode_tok_s=d,
+        ttft_s=r.ttft_s,
+        total_gb=r.total_gb,
+        offloaded_fraction=r.offloaded_fraction,
+        largest=largest_interactive(rec),
         tok_s_per_k_usd=d / (machine.price_usd / 1000) if d and machine.price_usd else None,
         tok_s_per_w=d / machine.power_w if d and machine.power_w else None,
         **capacity_fields(cap),
-        published_runs=record.runs if record else 0, published_median=record.median if record else None,
-        published_low=record.low if record else None, published_high=record.high if record else None,
+        published_runs=record.runs if record else 0,
+        published_median=record.median if record else None,
+        published_low=record.low if record else None,
+        published_high=record.high if record else None,
     )
 
 
 def capacity_fields(cap: Capacity) -> dict[str, Any]:
-    return {"max_streams": cap.max_streams, "streams_limit": cap.limit, "max_streams_tok_s": cap.decode_tok_s,
-            "max_streams_aggregate_tok_s": cap.aggregate_tok_s, "requests_per_hour": cap.requests_per_hour}
+    return {
+        "max_streams": cap.max_streams,
+        "streams_limit": cap.limit,
+        "max_streams_tok_s": cap.decode_tok_s,
+        "max_streams_aggregate_tok_s": cap.aggregate_tok_s,
+        "requests_per_hour": cap.requests_per_hour,
+    }
 
 
 def with_costs(row: CompareRow, streams: int, costs: CostInputs) -> CompareRow:
     """The row with its running cost at the workload's streams (cheap: not cached with the row)."""
     rc = running_cost((row.decode_tok_s or 0.0) * streams, row.power_w, row.price_usd, costs)
-    return row.model_copy(update={
-        "aggregate_tok_s": rc.tok_s if rc else None,
-        "million_tokens_per_month": rc.million_tokens_per_month if rc else None,
-        "joules_per_token": rc.joules_per_token if rc else None,
-        "usd_per_million_tokens": rc.usd_per_million_tokens if rc else None,
-        "usd_per_million_tokens_with_hardware": rc.usd_per_million_tokens_with_hardware if rc else None,
-        "break_even_months": rc.break_even_months if rc else None, "pays_off": rc.pays_off if rc else None})
+    return row.model_copy(
+        update={
+            "aggregate_tok_s": rc.tok_s if rc else None,
+            "million_tokens_per_month": rc.million_tokens_per_month if rc else None,
+            "joules_per_token": rc.joules_per_token if rc else None,
+            "usd_per_million_tokens": rc.usd_per_million_tokens if rc else None,
+            "usd_per_million_tokens_with_hardware": rc.usd_per_million_tokens_with_hardware if rc else None,
+            "break_even_months": rc.break_even_months if rc else None,
+            "pays_off": rc.pays_off if rc else None,
+        }
+    )
 
 
-def compare(machines: Sequence[Machine], base: Scenario, models: ModelList, quants: QuantList,
-            rows: Sequence[CompareRow] | None = None, published: Sequence[Published] = (),
-            costs: CostInputs | None = None, standing: Mapping[str, Standing] | None = None) -> Comparison:
+def compare(
+    machines: Sequence[Machine],
+    base: Scenario,
+    models: ModelList,
+    quants: QuantList,
+    rows: Sequence[CompareRow] | None = None,
+    published: Sequence[Published] = (),
+    costs: CostInputs | None = None,
+    standing: Mapping[str, Standing] | None = None,
+) -> Comparison:
     """The table for the base scenario's model, quant and workload on each machine, with each
     machine's running cost under `costs`. Pass `rows` to reuse rows already computed (the window
     caches them per machine)."""
     costs = costs or CostInputs()
     w = base.workload
     qs = pool(quants, w)
-    rows = tuple(rows) if rows is not None else tuple(compare_row(m, base, models, qs, published, standing)
-                                                      for m in machines)
+    rows = (
+        tuple(rows)
+        if rows is not None
+        else tuple(compare_row(m, base, models, qs, published, standing) for m in machines)
+    )
     rows = tuple(with_costs(r, w.streams, costs) for r in rows)
-    return Comparison(model_name=base.model.name, quant_name=base.quant.name, context=w.context,
-                      prompt_tokens=w.prompt_tokens,
-                      output_tokens=w.output_tokens, streams=w.streams, threshold_tok_s=w.interactive_tok_s,
-                      rows=rows, costs=costs)
+    return Comparison(
+        model_name=base.model.name,
+        quant_name=base.quant.name,
+        context=w.context,
+        prompt_tokens=w.prompt_tokens,
+        output_tokens=w.output_tokens,
+        streams=w.streams,
+        threshold_tok_s=w.interactive_tok_s,
+        rows=rows,
+        costs=costs,
+    )

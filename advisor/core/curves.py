@@ -50,10 +50,17 @@ class Curve:
 
     def as_rows(self) -> list[dict[str, float | bool]]:
         return [
-            dict(x=float(self.x[i]), decode_tok_s=float(self.decode[i]), low_tok_s=float(self.low[i]),
-                 high_tok_s=float(self.high[i]), ceiling_tok_s=float(self.ceiling[i]),
-                 aggregate_tok_s=float(self.aggregate[i]), total_gb=float(self.total_gb[i]),
-                 fits=bool(self.fits[i]), runs=bool(self.runs[i]))
+            dict(
+                x=float(self.x[i]),
+                decode_tok_s=float(self.decode[i]),
+                low_tok_s=float(self.low[i]),
+                high_tok_s=float(self.high[i]),
+                ceiling_tok_s=float(self.ceiling[i]),
+                aggregate_tok_s=float(self.aggregate[i]),
+                total_gb=float(self.total_gb[i]),
+                fits=bool(self.fits[i]),
+                runs=bool(self.runs[i]),
+            )
             for i in range(len(self.x))
         ]
 
@@ -88,11 +95,14 @@ def axis_inputs(scenario: Scenario, axis: Axis, x: NDArray[np.float64]) -> Input
     kv_ratio = ratio**KV_SCALING_EXPONENT
     return replace(
         base,
-        dense_bytes=base.dense_bytes * ratio, expert_bytes=base.expert_bytes * ratio,
+        dense_bytes=base.dense_bytes * ratio,
+        expert_bytes=base.expert_bytes * ratio,
         unread_bytes=base.unread_bytes * ratio,
         active_params=base.active_params * ratio,
-        kv_full=base.kv_full * kv_ratio, kv_window=base.kv_window * kv_ratio,
-        attn_flops_full=base.attn_flops_full * kv_ratio, attn_flops_window=base.attn_flops_window * kv_ratio,
+        kv_full=base.kv_full * kv_ratio,
+        kv_window=base.kv_window * kv_ratio,
+        attn_flops_full=base.attn_flops_full * kv_ratio,
+        attn_flops_window=base.attn_flops_window * kv_ratio,
     )
 
 
@@ -132,9 +142,18 @@ def curve(scenario: Scenario, axis: Axis, x: NDArray[np.float64] | None = None, 
     runs = out.runs * full > 0
     total = (out.footprint * full + scenario.workload.overhead_gb * GB) / GB
     return Curve(
-        axis=axis, x=xs, decode=out.decode * full, low=low * full, high=high * full, ceiling=out.ceiling * full,
-        aggregate=out.aggregate * full, fits=fits, runs=runs, total_gb=total,
+        axis=axis,
+        x=xs,
+        decode=out.decode * full,
+        low=low * full,
+        high=high * full,
+        ceiling=out.ceiling * full,
+        aggregate=out.aggregate * full,
+        fits=fits,
+        runs=runs,
+        total_gb=total,
         compute_bound=out.compute_bound * full > 0,
-        marker_x=marker(scenario, axis), cliff_x=_first(xs, ~fits), no_run_x=_first(xs, ~runs),
+        marker_x=marker(scenario, axis),
+        cliff_x=_first(xs, ~fits),
+        no_run_x=_first(xs, ~runs),
     )
-

@@ -21,8 +21,16 @@ from advisor.core.calibration import (
 from advisor.core.hardware import Hardware, HardwareClass
 from advisor.core.terms import Backend, Engine
 
-__all__ = ["BACKEND_LABELS", "HOST_ETA", "Backend", "Engine", "EtaDefault", "default_backend", "default_eta",
-           "resolve_backend"]
+__all__ = [
+    "BACKEND_LABELS",
+    "HOST_ETA",
+    "Backend",
+    "Engine",
+    "EtaDefault",
+    "default_backend",
+    "default_eta",
+    "resolve_backend",
+]
 
 
 class EtaDefault(NamedTuple):
@@ -36,8 +44,14 @@ class EtaDefault(NamedTuple):
 HOST_ETA = CALIBRATION.host_eta
 
 
-def default_eta(kind: HardwareClass, engine: Engine, calibration: Calibration | None = None, *,
-                backend: Backend | None = None, machine: Hardware | None = None) -> EtaDefault:
+def default_eta(
+    kind: HardwareClass,
+    engine: Engine,
+    calibration: Calibration | None = None,
+    *,
+    backend: Backend | None = None,
+    machine: Hardware | None = None,
+) -> EtaDefault:
     """The fitted η of a class and engine; with `backend`, times that backend's factors (llama.cpp only);
     with `machine`, times that machine's own factor where published runs gave it one."""
     cal = calibration or CALIBRATION

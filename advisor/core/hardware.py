@@ -52,55 +52,123 @@ class Hardware(Frozen):
     no time or rate the solver derives from them can overflow."""
 
     name: str = Field("Custom hardware", title="Name", max_length=200)
-    kind: HardwareClass = Field(HardwareClass.DISCRETE_GPU, title="Class",
-                                description="Discrete GPU, unified memory (Apple, Strix Halo) or CPU only")
-    memory_gb: float | None = Field(24.0, ge=0.01, le=100_000, title="Memory", json_schema_extra={"unit": "GB"},
-                                    description="Fast memory per device: VRAM, total unified memory, "
-                                                "or system RAM for CPU only; empty when not known (whether "
-                                                "a model fits is then not checked)")
-    bandwidth_gbps: float = Field(1008.0, ge=0.1, le=100_000, title="Bandwidth", json_schema_extra={"unit": "GB/s"},
-                                  description="Peak memory bandwidth of one device, from its datasheet")
-    fp16_tflops: float = Field(165.0, ge=0.001, le=100_000, title="FP16 compute", json_schema_extra={"unit": "TFLOPS"},
-                               description="Peak dense FP16/BF16 throughput of one device (no sparsity)")
-    gpu_memory_fraction: float = Field(1.0, ge=0.01, le=1, title="GPU-usable share",
-                                       description="Unified memory only: share of RAM the GPU may use "
-                                                   "(macOS wires about 2/3 to 3/4 by default)")
-    host_memory_gb: float = Field(DEFAULT_HOST_MEMORY_GB, ge=0, le=100_000, title="Host RAM",
-                                  json_schema_extra={"unit": "GB"},
-                                  description="System RAM beside a discrete GPU, where offloaded layers go")
-    host_bandwidth_gbps: float = Field(DEFAULT_HOST_BANDWIDTH_GBPS, ge=0.1, le=100_000, title="Host bandwidth",
-                                       json_schema_extra={"unit": "GB/s"},
-                                       description="System RAM bandwidth (dual-channel DDR5 is about 80 GB/s)")
-    host_link_gbps: float = Field(DEFAULT_HOST_LINK_GBPS, ge=0.1, le=10_000, title="Host link",
-                                  json_schema_extra={"unit": "GB/s"},
-                                  description="GPU to host link (PCIe 4.0 x16 is about 32 GB/s)")
-    host_threads: int = Field(DEFAULT_HOST_THREADS, ge=1, le=1024, title="Host threads",
-                              description="Physical CPU cores of the host: the threads llama.cpp computes "
-                                          "host-resident weights and KV with by default")
-    host_gflops_per_thread: float = Field(DEFAULT_HOST_GFLOPS_PER_THREAD, ge=0.1, le=10_000,
-                                          title="Host compute per thread", json_schema_extra={"unit": "GFLOPS"},
-                                          description="What one CPU thread realizes on llama.cpp's kernels "
-                                                      "(an estimate: about a quarter of an AVX2 core's FP32 FMA "
-                                                      "peak, 128 GFLOPS at 4 GHz)")
-    disk_read_gbps: float = Field(DEFAULT_DISK_READ_GBPS, ge=0.01, le=1000, title="Disk read",
-                                  json_schema_extra={"unit": "GB/s"},
-                                  description="SSD read bandwidth: llama.cpp memory-maps the model, so weights "
-                                              "beyond RAM are read from disk each token (PCIe 4.0 NVMe is "
-                                              "about 3.5-7 GB/s, SATA 0.5)")
+    kind: HardwareClass = Field(
+        HardwareClass.DISCRETE_GPU,
+        title="Class",
+        description="Discrete GPU, unified memory (Apple, Strix Halo) or CPU only",
+    )
+    memory_gb: float | None = Field(
+        24.0,
+        ge=0.01,
+        le=100_000,
+        title="Memory",
+        json_schema_extra={"unit": "GB"},
+        description="Fast memory per device: VRAM, total unified memory, "
+        "or system RAM for CPU only; empty when not known (whether "
+        "a model fits is then not checked)",
+    )
+    bandwidth_gbps: float = Field(
+        1008.0,
+        ge=0.1,
+        le=100_000,
+        title="Bandwidth",
+        json_schema_extra={"unit": "GB/s"},
+        description="Peak memory bandwidth of one device, from its datasheet",
+    )
+    fp16_tflops: float = Field(
+        165.0,
+        ge=0.001,
+        le=100_000,
+        title="FP16 compute",
+        json_schema_extra={"unit": "TFLOPS"},
+        description="Peak dense FP16/BF16 throughput of one device (no sparsity)",
+    )
+    gpu_memory_fraction: float = Field(
+        1.0,
+        ge=0.01,
+        le=1,
+        title="GPU-usable share",
+        description="Unified memory only: share of RAM the GPU may use (macOS wires about 2/3 to 3/4 by default)",
+    )
+    host_memory_gb: float = Field(
+        DEFAULT_HOST_MEMORY_GB,
+        ge=0,
+        le=100_000,
+        title="Host RAM",
+        json_schema_extra={"unit": "GB"},
+        description="System RAM beside a discrete GPU, where offloaded layers go",
+    )
+    host_bandwidth_gbps: float = Field(
+        DEFAULT_HOST_BANDWIDTH_GBPS,
+        ge=0.1,
+        le=100_000,
+        title="Host bandwidth",
+        json_schema_extra={"unit": "GB/s"},
+        description="System RAM bandwidth (dual-channel DDR5 is about 80 GB/s)",
+    )
+    host_link_gbps: float = Field(
+        DEFAULT_HOST_LINK_GBPS,
+        ge=0.1,
+        le=10_000,
+        title="Host link",
+        json_schema_extra={"unit": "GB/s"},
+        description="GPU to host link (PCIe 4.0 x16 is about 32 GB/s)",
+    )
+    host_threads: int = Field(
+        DEFAULT_HOST_THREADS,
+        ge=1,
+        le=1024,
+        title="Host threads",
+        description="Physical CPU cores of the host: the threads llama.cpp computes "
+        "host-resident weights and KV with by default",
+    )
+    host_gflops_per_thread: float = Field(
+        DEFAULT_HOST_GFLOPS_PER_THREAD,
+        ge=0.1,
+        le=10_000,
+        title="Host compute per thread",
+        json_schema_extra={"unit": "GFLOPS"},
+        description="What one CPU thread realizes on llama.cpp's kernels "
+        "(an estimate: about a quarter of an AVX2 core's FP32 FMA "
+        "peak, 128 GFLOPS at 4 GHz)",
+    )
+    disk_read_gbps: float = Field(
+        DEFAULT_DISK_READ_GBPS,
+        ge=0.01,
+        le=1000,
+        title="Disk read",
+        json_schema_extra={"unit": "GB/s"},
+        description="SSD read bandwidth: llama.cpp memory-maps the model, so weights "
+        "beyond RAM are read from disk each token (PCIe 4.0 NVMe is "
+        "about 3.5-7 GB/s, SATA 0.5)",
+    )
     devices: int = Field(1, ge=1, le=64, title="Devices", description="How many identical devices")
-    split: Literal["tensor", "layer"] = Field("layer", title="Split",
-                                              description="tensor: devices share every layer "
-                                                          "(adds speed and capacity); "
-                                                          "layer: each device holds whole layers (adds capacity only)")
-    tp_scaling: float | None = Field(None, ge=0, le=1, title="Tensor-parallel scaling",
-                                     description="Extra single-stream speed each added device gives under tensor "
-                                                 "split (0.6 makes two cards 1.6x one); empty: from the device link")
-    peer_link_gbps: float | None = Field(None, ge=0.1, le=10_000, title="Device link",
-                                         json_schema_extra={"unit": "GB/s"},
-                                         description="Device-to-device bandwidth, one direction: PCIe 3.0 x16 or "
-                                                     "4.0 x8 about 16, PCIe 4.0 x16 about 32, PCIe 5.0 x16 about 63, "
-                                                     "an RTX 3090 NVLink bridge 56, H100 NVLink 450; empty: "
-                                                     "over PCIe at the host link")
+    split: Literal["tensor", "layer"] = Field(
+        "layer",
+        title="Split",
+        description="tensor: devices share every layer "
+        "(adds speed and capacity); "
+        "layer: each device holds whole layers (adds capacity only)",
+    )
+    tp_scaling: float | None = Field(
+        None,
+        ge=0,
+        le=1,
+        title="Tensor-parallel scaling",
+        description="Extra single-stream speed each added device gives under tensor "
+        "split (0.6 makes two cards 1.6x one); empty: from the device link",
+    )
+    peer_link_gbps: float | None = Field(
+        None,
+        ge=0.1,
+        le=10_000,
+        title="Device link",
+        json_schema_extra={"unit": "GB/s"},
+        description="Device-to-device bandwidth, one direction: PCIe 3.0 x16 or "
+        "4.0 x8 about 16, PCIe 4.0 x16 about 32, PCIe 5.0 x16 about 63, "
+        "an RTX 3090 NVLink bridge 56, H100 NVLink 450; empty: "
+        "over PCIe at the host link",
+    )
 
     @model_validator(mode="after")
     def _pools_make_sense(self) -> Hardware:

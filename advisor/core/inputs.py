@@ -78,8 +78,9 @@ def generation_terms(scenario: Scenario, calibration: Calibration | None = None)
     return (calibration or CALIBRATION).generation(scenario.hardware)
 
 
-def hardware_factors(scenario: Scenario,
-                     calibration: Calibration | None = None) -> list[tuple[str | None, MachineTerms]]:
+def hardware_factors(
+    scenario: Scenario, calibration: Calibration | None = None
+) -> list[tuple[str | None, MachineTerms]]:
     """The fitted factors on η the hardware carries, those other than 1, in the order they compose: its GPU
     architecture's (with the architecture's name, "NVIDIA Ada"), then the chip's own (name None)."""
     key = generation_key(scenario.hardware)
@@ -95,22 +96,38 @@ def decode_eta(scenario: Scenario, calibration: Calibration | None = None) -> fl
     w = scenario.workload
     if w.efficiency is not None:
         return w.efficiency
-    return (calibration or CALIBRATION).decode_eta(scenario.hardware.kind, w.engine, backend_in_use(scenario),
-                                                   scenario.hardware)
+    return (calibration or CALIBRATION).decode_eta(
+        scenario.hardware.kind, w.engine, backend_in_use(scenario), scenario.hardware
+    )
 
 
 def compute_eta(scenario: Scenario, calibration: Calibration | None = None) -> float:
     w = scenario.workload
     if w.compute_efficiency is not None:
         return w.compute_efficiency
-    return (terms_for(scenario.hardware.kind, w.engine, calibration).prefill.eta
-            * backend_terms(scenario, calibration).prefill)
+    return (
+        terms_for(scenario.hardware.kind, w.engine, calibration).prefill.eta
+        * backend_terms(scenario, calibration).prefill
+    )
 
 
-def calibrated_fields(eta: Any, compute: Any, scaling: Any, speedup: Any = 1.0, *, token_ms: Any = 0.0,
-                      kv_factor: Any = 1.0, dequant_flop: Any = 0.0, stream_ms: Any = 0.0,
-                      quant_factor: Any = 1.0, attn_factor: Any = 1.0, moe_factor: Any = 1.0,
-                      backend_decode: Any = 1.0, backend_prefill: Any = 1.0, moe_token: Any = 1.0) -> dict[str, Any]:
+def calibrated_fields(
+    eta: Any,
+    compute: Any,
+    scaling: Any,
+    speedup: Any = 1.0,
+    *,
+    token_ms: Any = 0.0,
+    kv_factor: Any = 1.0,
+    dequant_flop: Any = 0.0,
+    stream_ms: Any = 0.0,
+    quant_factor: Any = 1.0,
+    attn_factor: Any = 1.0,
+    moe_factor: Any = 1.0,
+    backend_decode: Any = 1.0,
+    backend_prefill: Any = 1.0,
+    moe_token: Any = 1.0,
+) -> dict[str, Any]:
     """The realistic-speed terms as roofline input fields (scalars or arrays alike; the validation
     fitter calls this with one value per measurement). `eta` and `compute` are the class's; the
     backend's factors multiply them.
@@ -142,7 +159,10 @@ def realistic_fields(scenario: Scenario, calibration: Calibration | None = None)
     plain_prefill = w.compute_efficiency is not None
     # decode_eta / compute_eta already carry the backend's factor (or are the user's plain η)
     return calibrated_fields(
-        decode_eta(scenario, calibration), compute_eta(scenario, calibration), hw.scaling_efficiency, hw.speedup,
+        decode_eta(scenario, calibration),
+        compute_eta(scenario, calibration),
+        hw.scaling_efficiency,
+        hw.speedup,
         token_ms=0.0 if plain_decode else d.token_ms,
         moe_token=1.0 if plain_decode else (calibration or CALIBRATION).moe_factor(w.engine, True),
         kv_factor=1.0 if plain_decode else d.kv_factor,
@@ -203,8 +223,8 @@ def model_terms(model: ModelArch, kv_cache: KVPrecision) -> dict[str, float]:
         kv_window=kv.window_bytes_per_token,
         window=kv.window,
         # a hybrid's linear-attention or state-space layers do no attention over the context
-        attn_flops_full=per_layer * ((model.attention_layers if model.attention_layers is not None
-                                      else model.layers or 0) - sliding),
+        attn_flops_full=per_layer
+        * ((model.attention_layers if model.attention_layers is not None else model.layers or 0) - sliding),
         attn_flops_window=per_layer * sliding,
     )
 
@@ -264,8 +284,13 @@ def build_inputs(scenario: Scenario, calibration: Calibration | None = None, **o
     )
     fields.update(realistic_fields(scenario, cal))
     fields["unfused_attn_eta"] = unfused_attn_eta(scenario, cal)
-    fields.update(weight_bytes(model_terms(scenario.model, w.kv_cache), scenario.quant.bytes_per_weight,
-                               scenario.quant.dense_bytes_per_weight))
+    fields.update(
+        weight_bytes(
+            model_terms(scenario.model, w.kv_cache),
+            scenario.quant.bytes_per_weight,
+            scenario.quant.dense_bytes_per_weight,
+        )
+    )
     fields.update(overrides)
     return Inputs(**fields)
 

@@ -64,5 +64,6 @@ def kv_shape(model: ModelArch, precision: KVPrecision) -> KVShape:
 def kv_bytes(shape: KVShape, tokens: ArrayLike) -> NDArray[np.float64]:
     """KV bytes one stream holds (and reads per step) at `tokens` of context; vectorized over tokens."""
     t = np.asarray(tokens, dtype=float)
-    return np.asarray(shape.full_bytes_per_token * t + shape.window_bytes_per_token * np.minimum(t, shape.window),
-                      dtype=float)
+    return np.asarray(
+        shape.full_bytes_per_token * t + shape.window_bytes_per_token * np.minimum(t, shape.window), dtype=float
+    )

@@ -35,8 +35,9 @@ class MachineStack:
     (machine, model, quant) points into one solve. It makes the same calls solve_grid makes
     (build_inputs, then model terms times bytes per weight), with machines as one more axis."""
 
-    def __init__(self, base: Scenario, hardware: Sequence[Hardware], models: Sequence[ModelArch],
-                 quants: Sequence[Quant]) -> None:
+    def __init__(
+        self, base: Scenario, hardware: Sequence[Hardware], models: Sequence[ModelArch], quants: Sequence[Quant]
+    ) -> None:
         per_machine = [build_inputs(scenario_on(base, h)) for h in hardware]
         self.cols: dict[str, NDArray[np.float64]] = {}
         for f in fields(Inputs):
@@ -60,14 +61,16 @@ class MachineStack:
         out = solve(Inputs(**kw))
         shape = np.broadcast_shapes(np.shape(h), np.shape(m), np.shape(q))
         return Grid(
-            decode=np.broadcast_to(out.decode, shape), fits=np.broadcast_to(out.fits, shape),
+            decode=np.broadcast_to(out.decode, shape),
+            fits=np.broadcast_to(out.fits, shape),
             runs=np.broadcast_to(out.runs, shape),
             total_gb=np.broadcast_to((out.footprint + self.overhead_gb * GB) / GB, shape),
         )
 
 
-def machine_grid(base: Scenario, hardware: Sequence[Hardware], models: Sequence[ModelArch],
-                 quants: Sequence[Quant]) -> Grid:
+def machine_grid(
+    base: Scenario, hardware: Sequence[Hardware], models: Sequence[ModelArch], quants: Sequence[Quant]
+) -> Grid:
     """Every machine × model × quant in one broadcast solve: `solve_grid` per machine, stacked."""
     shape = (len(hardware), len(models), len(quants))
     if 0 in shape:

@@ -83,8 +83,14 @@ def has_used_price(entry: Hardware) -> bool:
     return getattr(entry, "used_price_usd", None) is not None
 
 
-def machine_from_entry(entry: Hardware, count: int = 1, split: Split = DEFAULT_SPLIT,
-                       label: str | None = None, origin: Origin | None = None, used: bool = False) -> Machine:
+def machine_from_entry(
+    entry: Hardware,
+    count: int = 1,
+    split: Split = DEFAULT_SPLIT,
+    label: str | None = None,
+    origin: Origin | None = None,
+    used: bool = False,
+) -> Machine:
     """A catalog entry as a machine; count > 1 makes a multi-GPU set (layer split, as llama.cpp does,
     unless `split` says tensor), priced and powered per card. `used` takes the entry's used price
     where it has one (its new price otherwise)."""
@@ -104,12 +110,17 @@ def machine_from_entry(entry: Hardware, count: int = 1, split: Split = DEFAULT_S
     hw = plain_hardware(entry)
     if count > 1:
         hw = Hardware.model_validate({**hw.model_dump(), "devices": count, "split": split, "name": name})
-    return Machine(label=label or name, hardware=hw,
-                   price_usd=price * count if price else None, price_estimate=estimate,
-                   price_kind=kind, price_seen=seen,
-                   power_w=power * count if power else None,
-                   catalog_id=getattr(entry, "id", None),
-                   origin=origin or ("set" if count > 1 else "catalog"))
+    return Machine(
+        label=label or name,
+        hardware=hw,
+        price_usd=price * count if price else None,
+        price_estimate=estimate,
+        price_kind=kind,
+        price_seen=seen,
+        power_w=power * count if power else None,
+        catalog_id=getattr(entry, "id", None),
+        origin=origin or ("set" if count > 1 else "catalog"),
+    )
 
 
 def with_devices(machine: Machine, count: int, split: Split | None = None) -> Machine:
@@ -120,20 +131,34 @@ def with_devices(machine: Machine, count: int, split: Split | None = None) -> Ma
     if machine.hardware.kind is not HardwareClass.DISCRETE_GPU and count > 1:
         raise ValueError(f"{machine.label}: multi-device sets are for discrete GPUs")
     per = machine.devices
-    hw = Hardware.model_validate({**machine.hardware.model_dump(), "devices": count,
-                                  "split": split or machine.hardware.split,
-                                  "name": set_label(single_name(machine.hardware.name), count)})
-    return machine.model_copy(update={
-        "label": set_label(single_name(machine.label), count), "hardware": hw,
-        "price_usd": machine.price_usd / per * count if machine.price_usd else None,
-        "power_w": machine.power_w / per * count if machine.power_w else None,
-        "origin": "set" if count > 1 and machine.origin == "catalog" else
-                  ("catalog" if count == 1 and machine.origin == "set" else machine.origin),
-    })
+    hw = Hardware.model_validate(
+        {
+            **machine.hardware.model_dump(),
+            "devices": count,
+            "split": split or machine.hardware.split,
+            "name": set_label(single_name(machine.hardware.name), count),
+        }
+    )
+    return machine.model_copy(
+        update={
+            "label": set_label(single_name(machine.label), count),
+            "hardware": hw,
+            "price_usd": machine.price_usd / per * count if machine.price_usd else None,
+            "power_w": machine.power_w / per * count if machine.power_w else None,
+            "origin": "set"
+            if count > 1 and machine.origin == "catalog"
+            else ("catalog" if count == 1 and machine.origin == "set" else machine.origin),
+        }
+    )
 
 
-def catalog_machines(entries: Iterable[Hardware], set_sizes: Sequence[int] = SET_SIZES,
-                     pc_price_usd: float = 0.0, split: Split = DEFAULT_SPLIT, used: bool = False) -> list[Machine]:
+def catalog_machines(
+    entries: Iterable[Hardware],
+    set_sizes: Sequence[int] = SET_SIZES,
+    pc_price_usd: float = 0.0,
+    split: Split = DEFAULT_SPLIT,
+    used: bool = False,
+) -> list[Machine]:
     """Every catalog entry, plus 2× and 4× sets (split as `split` says) of each desktop or datacenter
     GPU. `pc_price_usd` adds the PC around discrete GPUs (their catalog price is the card alone);
     `used` prices each at its used price where it has one."""
@@ -180,17 +205,23 @@ class CompareSetup(Frozen):
     budget_usd: float = Field(3000.0, ge=1, le=100_000_000)
     include_sets: bool = True
     set_split: Split = Field(DEFAULT_SPLIT, description="How the ranking's 2× and 4× sets share the model")
-    budget_by: Literal["model", "largest"] = Field("model", description="Rank the budget by the chosen model "
-                                                                          "(fits, then price) or the largest model")
-    pc_price_usd: float = Field(DEFAULT_PC_PRICE_USD, ge=0, le=1_000_000,
-                                description="Added to discrete GPUs in the rankings: the PC around them")
+    budget_by: Literal["model", "largest"] = Field(
+        "model", description="Rank the budget by the chosen model (fits, then price) or the largest model"
+    )
+    pc_price_usd: float = Field(
+        DEFAULT_PC_PRICE_USD,
+        ge=0,
+        le=1_000_000,
+        description="Added to discrete GPUs in the rankings: the PC around them",
+    )
     target_tok_s: float = Field(20.0, ge=0.01, le=100_000)
     target_ttft_s: float | None = Field(None, ge=0.001, le=100_000)
     take_max_price_usd: float | None = Field(None, ge=1, le=100_000_000, description="What-would-it-take's cap")
     take_include_sets: bool = True
     take_allow_spill: bool = False
-    costs: CostInputs = Field(CostInputs(), description="Electricity, life, utilization and API price for the "
-                                                        "running cost")
+    costs: CostInputs = Field(
+        CostInputs(), description="Electricity, life, utilization and API price for the running cost"
+    )
 
     @model_validator(mode="after")
     def _unique_labels(self) -> CompareSetup:

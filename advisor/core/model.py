@@ -17,11 +17,22 @@ class ModelArch(Frozen):
     the KV cache counts as zero and the result says so."""
 
     name: str = Field("Custom model", title="Name", max_length=200)
-    total_params_b: float = Field(8.0, ge=1e-9, le=100_000, title="Total params", json_schema_extra={"unit": "B"},
-                                  description="All parameters, in billions: what must be stored")
-    active_params_b: float | None = Field(None, ge=1e-9, le=100_000, title="Active params",
-                                          json_schema_extra={"unit": "B"},
-                                          description="Parameters read per token (MoE); empty means dense")
+    total_params_b: float = Field(
+        8.0,
+        ge=1e-9,
+        le=100_000,
+        title="Total params",
+        json_schema_extra={"unit": "B"},
+        description="All parameters, in billions: what must be stored",
+    )
+    active_params_b: float | None = Field(
+        None,
+        ge=1e-9,
+        le=100_000,
+        title="Active params",
+        json_schema_extra={"unit": "B"},
+        description="Parameters read per token (MoE); empty means dense",
+    )
     layers: int | None = Field(None, ge=1, le=1000, title="Layers")
     hidden: int | None = Field(None, ge=1, le=1_000_000, title="Hidden size")
     heads: int | None = Field(None, ge=1, le=10_000, title="Attention heads")
@@ -29,32 +40,49 @@ class ModelArch(Frozen):
     head_dim: int | None = Field(None, ge=1, le=100_000, title="Head dim")
     vocab: int | None = Field(None, ge=1, le=10_000_000, title="Vocabulary")
     max_context: int = Field(131_072, ge=1, le=100_000_000, title="Max context", json_schema_extra={"unit": "tokens"})
-    attention: AttentionKind = Field("full", title="Attention",
-                                     description="full; sliding (some layers see only a window); "
-                                                 "mla (caches a compressed latent, as DeepSeek V3)")
-    sliding_window: int | None = Field(None, ge=1, le=100_000_000, title="Window",
-                                       json_schema_extra={"unit": "tokens"})
-    sliding_layers: int | None = Field(None, ge=0, le=1000, title="Sliding layers",
-                                       description="How many layers use the sliding window")
+    attention: AttentionKind = Field(
+        "full",
+        title="Attention",
+        description="full; sliding (some layers see only a window); mla (caches a compressed latent, as DeepSeek V3)",
+    )
+    sliding_window: int | None = Field(None, ge=1, le=100_000_000, title="Window", json_schema_extra={"unit": "tokens"})
+    sliding_layers: int | None = Field(
+        None, ge=0, le=1000, title="Sliding layers", description="How many layers use the sliding window"
+    )
     kv_lora_rank: int | None = Field(None, ge=1, le=100_000, title="MLA latent dim")
     rope_dim: int | None = Field(None, ge=0, le=100_000, title="MLA rope dim")
     experts: int | None = Field(None, ge=1, le=100_000, title="Experts")
     experts_active: int | None = Field(None, ge=1, le=100_000, title="Active experts")
     attention_layers: int | None = Field(
-        None, ge=0, le=1000, title="Attention layers",
+        None,
+        ge=0,
+        le=1000,
+        title="Attention layers",
         description="Hybrid models: how many layers attend over the context (the rest are linear-attention or "
-                    "state-space layers); empty: every layer")
+        "state-space layers); empty: every layer",
+    )
     tied_embeddings: bool | None = Field(
-        None, title="Tied embeddings",
+        None,
+        title="Tied embeddings",
         description="The output head shares the input embedding table. No: the input table (vocabulary × "
-                    "hidden) is stored but a token reads only its own row of it; empty: unknown, counted as read")
+        "hidden) is stored but a token reads only its own row of it; empty: unknown, counted as read",
+    )
     state_bytes_per_sequence: float | None = Field(
-        None, ge=0, le=1e12, title="Recurrent state", json_schema_extra={"unit": "bytes"},
+        None,
+        ge=0,
+        le=1e12,
+        title="Recurrent state",
+        json_schema_extra={"unit": "bytes"},
         description="Hybrid models: bytes of state per sequence their linear-attention or state-space layers "
-                    "keep, whatever the context; held like the KV cache and read and rewritten every token")
+        "keep, whatever the context; held like the KV cache and read and rewritten every token",
+    )
     kv_bytes_per_token_override: float | None = Field(
-        None, ge=0, le=1e9, title="KV bytes/token",
-        description="Known KV bytes per token at 16 bits, instead of computing it from the shape")
+        None,
+        ge=0,
+        le=1e9,
+        title="KV bytes/token",
+        description="Known KV bytes per token at 16 bits, instead of computing it from the shape",
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> ModelArch:
@@ -71,8 +99,11 @@ class ModelArch(Frozen):
             raise ValueError("attention_layers cannot exceed layers")
         if self.experts is not None and self.experts_active is not None and self.experts_active > self.experts:
             raise ValueError("experts_active cannot exceed experts")
-        if self.sliding_layers is not None and self.attention_layers is not None \
-                and self.sliding_layers > self.attention_layers:
+        if (
+            self.sliding_layers is not None
+            and self.attention_layers is not None
+            and self.sliding_layers > self.attention_layers
+        ):
             # the window applies to attending layers only; more would count negative full-attention layers
             raise ValueError("sliding_layers cannot exceed attention_layers")
         if self.kv_heads is not None and self.heads is not None and self.kv_heads > self.heads:
@@ -95,8 +126,9 @@ class ModelArch(Frozen):
             return
         width = self.heads * self.head_dim
         if not self.hidden / HEAD_WIDTH_FACTOR <= width <= self.hidden * HEAD_WIDTH_FACTOR:
-            raise ValueError(f"heads × head_dim ({width:,}) is not within {HEAD_WIDTH_FACTOR}× of hidden "
-                             f"({self.hidden:,})")
+            raise ValueError(
+                f"heads × head_dim ({width:,}) is not within {HEAD_WIDTH_FACTOR}× of hidden ({self.hidden:,})"
+            )
 
     @property
     def active_b(self) -> float:

@@ -56,8 +56,9 @@ def place(inp: Inputs) -> tuple[NDArray[np.float64], ...]:
     the host, which is why speed falls off a cliff rather than sagging. With the KV cache on the host
     (llama.cpp -nkvo) only the weights compete for fast memory."""
     layers = _a(inp.layers)
-    kv_hold = _a(inp.streams) * (kv_per_stream(inp.kv_full, inp.kv_window, inp.window, inp.hold_tokens)
-                                 + _a(inp.state_bytes))
+    kv_hold = _a(inp.streams) * (
+        kv_per_stream(inp.kv_full, inp.kv_window, inp.window, inp.hold_tokens) + _a(inp.state_bytes)
+    )
     kv_mode = _a(inp.kv_host) > 0
     device_kv = np.where(kv_mode, 0.0, kv_hold)
     dense_kv = _a(inp.dense_bytes) + device_kv + _a(inp.draft_bytes)

@@ -28,12 +28,19 @@ def placement_of(s: Scenario, inp: Inputs, out: Outputs) -> Placement:
     alt = int(first(out.alt_placement))
     alt_decode = first(out.alt_decode)
     return Placement(
-        name=NAMES[int(first(out.placement))], auto=s.workload.offload == "auto",
-        alternative=NAMES[alt] if alt >= 0 else None, alternative_decode_tok_s=alt_decode if alt >= 0 else None,
-        weights_device_gb=(weights - w_host) / GB, weights_host_gb=(w_host - disk) / GB, weights_disk_gb=disk / GB,
-        kv_device_gb=(first(out.kv_hold) - kv_host) / GB, kv_host_gb=kv_host / GB,
-        expert_layers_on_host=round(first(out.expert_host_share) * first(inp.layers)) if first(inp.expert_bytes) > 0
-        else 0)
+        name=NAMES[int(first(out.placement))],
+        auto=s.workload.offload == "auto",
+        alternative=NAMES[alt] if alt >= 0 else None,
+        alternative_decode_tok_s=alt_decode if alt >= 0 else None,
+        weights_device_gb=(weights - w_host) / GB,
+        weights_host_gb=(w_host - disk) / GB,
+        weights_disk_gb=disk / GB,
+        kv_device_gb=(first(out.kv_hold) - kv_host) / GB,
+        kv_host_gb=kv_host / GB,
+        expert_layers_on_host=round(first(out.expert_host_share) * first(inp.layers))
+        if first(inp.expert_bytes) > 0
+        else 0,
+    )
 
 
 def spill_text(inp: Inputs, out: Outputs, p: Placement) -> str:
@@ -44,15 +51,20 @@ def spill_text(inp: Inputs, out: Outputs, p: Placement) -> str:
     if p.name == "kv":
         parts.append(f"the KV cache ({num(p.kv_host_gb)} GB) is held in host RAM (-nkvo)")
         if p.weights_host_gb + p.weights_disk_gb > 0:
-            parts.append(f"{layers - on_device} of {layers} layers' weights "
-                         f"({num(p.weights_host_gb + p.weights_disk_gb)} GB) go there too")
+            parts.append(
+                f"{layers - on_device} of {layers} layers' weights "
+                f"({num(p.weights_host_gb + p.weights_disk_gb)} GB) go there too"
+            )
     elif p.name == "experts" and first(out.dense_host_share) == 0:
-        parts.append(f"the experts of {p.expert_layers_on_host} of {layers} layers "
-                     f"({num(p.weights_host_gb + p.weights_disk_gb)} GB) go to host memory; attention and the "
-                     f"KV cache stay on the GPU")
+        parts.append(
+            f"the experts of {p.expert_layers_on_host} of {layers} layers "
+            f"({num(p.weights_host_gb + p.weights_disk_gb)} GB) go to host memory; attention and the "
+            f"KV cache stay on the GPU"
+        )
     else:
-        parts.append(f"{layers - on_device} of {layers} layers ({num(first(out.host_stored) / GB)} GB) "
-                     f"go to host memory")
+        parts.append(
+            f"{layers - on_device} of {layers} layers ({num(first(out.host_stored) / GB)} GB) go to host memory"
+        )
     if p.weights_disk_gb > 0:
         parts.append(f"{num(p.weights_disk_gb)} GB of weights beyond host RAM are read from disk each token")
     return "; ".join(parts) + " — the offload cliff"
@@ -67,12 +79,16 @@ def placement_notes(s: Scenario, inp: Inputs, out: Outputs, p: Placement, runs: 
         notes.append(chosen + ".")
     if p.name == "kv" and runs and p.kv_host_gb > 0:
         threads = host_threads(s)
-        notes.append(f"KV cache in host RAM (-nkvo): attention over it runs on the host CPU ({threads} "
-                     f"thread{'s' if threads != 1 else ''}), which is why this is much slower than weights there.")
+        notes.append(
+            f"KV cache in host RAM (-nkvo): attention over it runs on the host CPU ({threads} "
+            f"thread{'s' if threads != 1 else ''}), which is why this is much slower than weights there."
+        )
     if runs and bool(first(out.streams_from_disk)):
-        notes.append(f"Streams from disk: {num(p.weights_disk_gb)} GB of weights do not fit in host RAM, so llama.cpp "
-                     f"reads them from the SSD ({num(s.hardware.disk_read_gbps)} GB/s) each token through mmap; "
-                     f"expect this speed at best (the page cache can make it worse).")
+        notes.append(
+            f"Streams from disk: {num(p.weights_disk_gb)} GB of weights do not fit in host RAM, so llama.cpp "
+            f"reads them from the SSD ({num(s.hardware.disk_read_gbps)} GB/s) each token through mmap; "
+            f"expect this speed at best (the page cache can make it worse)."
+        )
     if not runs and s.workload.engine is not Engine.LLAMA_CPP:
         notes.append(f"{s.workload.engine.value} cannot read weights beyond host RAM from disk (llama.cpp can).")
     return notes

@@ -64,14 +64,14 @@ class Published(Frozen):
     source: str = Field(min_length=1, max_length=2000)
 
     def describe(self) -> str:
-        """"Meta Llama 3 8B Q4_K_M tg512: 130.58 tok/s (CUDA, build 2024-05, flash attention off)"."""
+        """ "Meta Llama 3 8B Q4_K_M tg512: 130.58 tok/s (CUDA, build 2024-05, flash attention off)"."""
         quant = self.quant_id.upper() if self.quant_id else f"{self.bits:.2f} bits per weight"
         cond = _conditions(self)
         per = " per stream" if self.streams > 1 else ""
         return f"{self.model} {quant} {self.test_name()}: {self.tok_s:,g} tok/s{per}{f' ({cond})' if cond else ''}"
 
     def versus_model(self) -> str:
-        """"Meta Llama 3 8B tg512: measured 130.58 tok/s (CUDA, build 2024-05, flash attention off); the
+        """ "Meta Llama 3 8B tg512: measured 130.58 tok/s (CUDA, build 2024-05, flash attention off); the
         model for that run 129 (-1%)": the measurement as printed, the model rounded."""
         cond = _conditions(self)
         out = f"{self.model} {self.test_name()}: measured {self.tok_s:,g} tok/s{f' ({cond})' if cond else ''}"
@@ -111,7 +111,8 @@ class HeldOutFigure(Frozen):
         if self.target_median_pct is None:
             return None
         return self.median_pct <= self.target_median_pct and (
-            self.target_p90_pct is None or self.p90_pct <= self.target_p90_pct)
+            self.target_p90_pct is None or self.p90_pct <= self.target_p90_pct
+        )
 
 
 @dataclass(frozen=True)
@@ -129,7 +130,7 @@ class Setup:
 
 
 def runs_text(n: int, what: str = "run") -> str:
-    """"1 run", "12 runs"."""
+    """ "1 run", "12 runs"."""
     return f"{n} {what}{'s' if n != 1 else ''}"
 
 
@@ -152,8 +153,15 @@ def machine_rows(rows: Iterable[Published], setup: Setup, test: str = "tg") -> l
     if not setup.hardware_id:
         return []
     hw, engine = setup.scenario.hardware, setup.scenario.workload.engine
-    return [r for r in rows if r.hardware_id == setup.hardware_id and r.devices == hw.devices and r.engine is engine
-            and (hw.devices == 1 or r.split == hw.split) and r.test == test]
+    return [
+        r
+        for r in rows
+        if r.hardware_id == setup.hardware_id
+        and r.devices == hw.devices
+        and r.engine is engine
+        and (hw.devices == 1 or r.split == hw.split)
+        and r.test == test
+    ]
 
 
 def on_hardware(rows: Iterable[Published], setup: Setup, test: str = "tg") -> list[Published]:
@@ -182,11 +190,15 @@ def candidates(rows: Sequence[Published], setup: Setup, axis: Axis) -> Candidate
     w = setup.scenario.workload
     here = on_hardware(rows, setup)
     if axis == "context":
-        return [(float(r.context), (r,)) for r in here
-                if r.streams == w.streams and _same_quant(r, setup) and _same_model(r, setup)]
+        return [
+            (float(r.context), (r,))
+            for r in here
+            if r.streams == w.streams and _same_quant(r, setup) and _same_model(r, setup)
+        ]
     if axis == "params":
-        return _grouped((r for r in here if r.streams == w.streams and r.depth == 0 and _same_quant(r, setup)),
-                        lambda r: r.params_b)
+        return _grouped(
+            (r for r in here if r.streams == w.streams and r.depth == 0 and _same_quant(r, setup)), lambda r: r.params_b
+        )
     return _grouped((r for r in here if _same_quant(r, setup) and _same_model(r, setup)), lambda r: float(r.streams))
 
 
@@ -212,8 +224,9 @@ def same_setup(rows: Sequence[Published], setup: Setup) -> list[Published]:
     first."""
     streams = setup.scenario.workload.streams
     context = setup.scenario.workload.context
-    keep = [r for r in on_hardware(rows, setup)
-            if r.streams == streams and _same_quant(r, setup) and _same_model(r, setup)]
+    keep = [
+        r for r in on_hardware(rows, setup) if r.streams == streams and _same_quant(r, setup) and _same_model(r, setup)
+    ]
     return sorted(keep, key=lambda r: (abs(r.context - context), r.context, r.source))
 
 
@@ -254,8 +267,10 @@ class MachineRecord:
 
     def text(self) -> str:
         spread = f"{self.low:.2f}–{self.high:.2f}, median {self.median:.2f}" if self.runs > 1 else f"{self.median:.2f}"
-        return (f"{runs_text(self.runs, 'published run')} on this machine ({runs_text(self.models, 'model')}): "
-                f"measured ÷ model {spread}")
+        return (
+            f"{runs_text(self.runs, 'published run')} on this machine ({runs_text(self.models, 'model')}): "
+            f"measured ÷ model {spread}"
+        )
 
 
 def machine_record(rows: Sequence[Published], setup: Setup) -> MachineRecord | None:
@@ -269,8 +284,13 @@ def machine_record(rows: Sequence[Published], setup: Setup) -> MachineRecord | N
 
 def _record(runs: Sequence[Published]) -> MachineRecord:
     ratios = [r.tok_s / r.model_tok_s for r in runs]
-    return MachineRecord(runs=len(runs), models=len({r.model_id or r.model for r in runs}),
-                         median=statistics.median(ratios), low=min(ratios), high=max(ratios))
+    return MachineRecord(
+        runs=len(runs),
+        models=len({r.model_id or r.model for r in runs}),
+        median=statistics.median(ratios),
+        low=min(ratios),
+        high=max(ratios),
+    )
 
 
 @dataclass(frozen=True)

@@ -31,13 +31,24 @@ class Quant(Frozen):
     At least one bit per weight: the smallest formats in use (IQ1_S, ternary) store about 1.6."""
 
     name: str = Field("Q4_K_M", title="Name", max_length=200)
-    bits_per_weight: float = Field(4.89, ge=1, le=64, title="Bits per weight", json_schema_extra={"unit": "bpw"},
-                                   description="Average stored bits per weight, block scales included")
+    bits_per_weight: float = Field(
+        4.89,
+        ge=1,
+        le=64,
+        title="Bits per weight",
+        json_schema_extra={"unit": "bpw"},
+        description="Average stored bits per weight, block scales included",
+    )
     dense_bits_per_weight: float | None = Field(
-        None, ge=1, le=64, title="Non-expert bits", json_schema_extra={"unit": "bpw"},
+        None,
+        ge=1,
+        le=64,
+        title="Non-expert bits",
+        json_schema_extra={"unit": "bpw"},
         description="Mixture-of-experts models: bits per weight of the tensors outside the experts (attention, "
-                    "shared layers, output head) where the format keeps them at another precision; empty: "
-                    "the same as bits per weight")
+        "shared layers, output head) where the format keeps them at another precision; empty: "
+        "the same as bits per weight",
+    )
 
     @property
     def bytes_per_weight(self) -> float:

@@ -98,6 +98,7 @@ def rank_order(live: Sequence[int], stand: Sequence[Standing | None], params: ND
     """`live` model indices, best first: largest first (newest first at equal size); the places that
     scored models take in that order are then refilled with the scored models by score, highest
     first. A score decides only between two models that both have one, in one metric."""
+
     def released(i: int) -> str:
         s = stand[i]
         return s.released or "" if s is not None else ""
@@ -163,8 +164,10 @@ def model_points(scenario: Scenario, models: list[tuple[str, ModelArch]]) -> Mod
         return ModelPoints((), (), empty, empty, empty.astype(bool))
     grid = solve_grid(scenario, [m for _, m in models], [scenario.quant])
     return ModelPoints(
-        keys=tuple(k for k, _ in models), names=tuple(m.name for _, m in models),
-        params_b=np.array([m.total_params_b for _, m in models]), decode=grid.decode[:, 0].copy(),
+        keys=tuple(k for k, _ in models),
+        names=tuple(m.name for _, m in models),
+        params_b=np.array([m.total_params_b for _, m in models]),
+        decode=grid.decode[:, 0].copy(),
         fits=grid.fits[:, 0].copy(),
     )
 
@@ -200,16 +203,27 @@ def recommend(
             verdict, reason = "does_not_run", f"needs {num(total_gb[i, j])} GB: more than fast and host memory together"
         elif not fits[i, j]:
             verdict = "spills" if d >= threshold else "does_not_fit"
-            reason = (f"needs {num(total_gb[i, j])} GB of {num(cap_gb)} GB: spills to host memory, {num(d)} tok/s"
-                      if verdict == "spills" else
-                      f"needs {num(total_gb[i, j])} GB, only {num(cap_gb)} GB fast memory ({num(d)} tok/s offloaded)")
+            reason = (
+                f"needs {num(total_gb[i, j])} GB of {num(cap_gb)} GB: spills to host memory, {num(d)} tok/s"
+                if verdict == "spills"
+                else f"needs {num(total_gb[i, j])} GB, only {num(cap_gb)} GB fast memory ({num(d)} tok/s offloaded)"
+            )
         else:
             verdict, reason = "too_slow", f"{num(d)} tok/s at this context, under the {num(threshold)} tok/s threshold"
         mk, m = models[i]
         qk, q = quants[j]
-        return Candidate(model_key=mk, model_name=m.name, quant_key=qk, quant_name=q.name,
-                         total_params_b=m.total_params_b, bits_per_weight=q.bits_per_weight,
-                         decode_tok_s=d, total_gb=float(total_gb[i, j]), verdict=verdict, reason=reason)
+        return Candidate(
+            model_key=mk,
+            model_name=m.name,
+            quant_key=qk,
+            quant_name=q.name,
+            total_params_b=m.total_params_b,
+            bits_per_weight=q.bits_per_weight,
+            decode_tok_s=d,
+            total_gb=float(total_gb[i, j]),
+            verdict=verdict,
+            reason=reason,
+        )
 
     standing = standing or {}
     stand = [standing.get(k) for k, _ in models]
@@ -220,14 +234,17 @@ def recommend(
     best_quant = {i: int(next(j for j in quant_order if ok[i, j])) for i in live if ok[i].any()}
     best_per_model = [(i, best_quant[i]) for i in rank_order(list(best_quant), stand, params)]
     metrics = [s.metric for s in stand if s is not None and s.score is not None]
-    facts = {"metric": max(set(metrics), key=metrics.count) if metrics else None,
-             "scored": sum(1 for i in live if (s := stand[i]) is not None and s.score is not None),
-             "left_out": tuple((models[i][1].name, models[int(newer[i])][1].name)
-                               for i in range(len(models)) if newer[i] >= 0)}
+    facts = {
+        "metric": max(set(metrics), key=metrics.count) if metrics else None,
+        "scored": sum(1 for i in live if (s := stand[i]) is not None and s.score is not None),
+        "left_out": tuple(
+            (models[i][1].name, models[int(newer[i])][1].name) for i in range(len(models)) if newer[i] >= 0
+        ),
+    }
     size_order = [int(i) for i in np.argsort(-params, kind="stable") if newer[i] < 0]
     lowest = int(np.argmin(bits))
     if not best_per_model:
-        rejected = tuple(cand(i, lowest) for i in size_order[:runner_ups + 1])
+        rejected = tuple(cand(i, lowest) for i in size_order[: runner_ups + 1])
         return Recommendation(pick=None, rejected=rejected, threshold_tok_s=threshold, **facts)
     pick_i, pick_j = best_per_model[0]
     # Bigger models lost with even their smallest quant: say why.
@@ -235,7 +252,7 @@ def recommend(
     rejected = tuple(cand(i, lowest) for i in bigger[-runner_ups:][::-1]) if bigger else ()
     return Recommendation(
         pick=cand(pick_i, pick_j),
-        runner_ups=tuple(cand(i, j) for i, j in best_per_model[1:runner_ups + 1]),
+        runner_ups=tuple(cand(i, j) for i, j in best_per_model[1 : runner_ups + 1]),
         rejected=rejected,
         threshold_tok_s=threshold,
         **facts,

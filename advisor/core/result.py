@@ -42,8 +42,10 @@ PlacementName = Literal["layers", "experts", "kv"]
 class Placement(Frozen):
     """What lives where, from the solver's placement: GB of weights and KV cache per pool."""
 
-    name: PlacementName = Field(description="layers: whole layers with their KV to the host (-ngl); experts: MoE "
-                                            "experts first (--n-cpu-moe); kv: the KV cache on the host (-nkvo)")
+    name: PlacementName = Field(
+        description="layers: whole layers with their KV to the host (-ngl); experts: MoE "
+        "experts first (--n-cpu-moe); kv: the KV cache on the host (-nkvo)"
+    )
     auto: bool = Field(False, description="Chosen by auto: the fastest placement that runs")
     alternative: PlacementName | None = Field(None, description="Under auto: the next fastest placement that runs")
     alternative_decode_tok_s: float | None = None
@@ -69,11 +71,15 @@ class Result(Frozen):
     response_s: float | None
     requests_per_hour: float | None
     weights_gb: float = Field(description="Weights stored (total params)")
-    weights_read_gb: float = Field(description="Weight bytes read per token at batch 1 (active params, less an "
-                                               "untied input embedding table, of which a token reads one row)")
+    weights_read_gb: float = Field(
+        description="Weight bytes read per token at batch 1 (active params, less an "
+        "untied input embedding table, of which a token reads one row)"
+    )
     kv_gb: float = Field(description="KV cache held across all streams")
-    kv_known: bool = Field(description="False when the model has no shape: the KV cache and attention work are "
-                                       "estimated from a typical shape for its size")
+    kv_known: bool = Field(
+        description="False when the model has no shape: the KV cache and attention work are "
+        "estimated from a typical shape for its size"
+    )
     overhead_gb: float
     draft_gb: float
     total_gb: float
@@ -87,8 +93,9 @@ class Result(Frozen):
     eta: float
     compute_bound: bool = Field(description="The step waits on arithmetic rather than memory")
     bound: Bound | None = Field(None, description="Which side of the step is longer; None when it does not run")
-    step_ms: StepTimes | None = Field(None, description="The realistic decode step, term by term; None when it "
-                                                        "does not run")
+    step_ms: StepTimes | None = Field(
+        None, description="The realistic decode step, term by term; None when it does not run"
+    )
     crossover_batch: float | None = Field(description="Batch where compute overtakes memory at the ceiling")
     speculative_tokens_per_pass: float
     exceeds_ceiling: bool = Field(description="Speculative decoding beats the one-read-per-token ceiling")

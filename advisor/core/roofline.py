@@ -22,8 +22,16 @@ from numpy.typing import NDArray
 from advisor.core.placement import _a, attention_flops, expert_read_share, kv_per_stream, place
 from advisor.core.roofline_inputs import Inputs, Num
 
-__all__ = ["Inputs", "Num", "Outputs", "PREFILL_UBATCH", "attention_flops", "crossover_batch", "solve",
-           "weights_read_batch1"]
+__all__ = [
+    "Inputs",
+    "Num",
+    "Outputs",
+    "PREFILL_UBATCH",
+    "attention_flops",
+    "crossover_batch",
+    "solve",
+    "weights_read_batch1",
+]
 
 # llama.cpp prefills in micro-batches of this many tokens; with layers left in host memory it
 # copies those weights over the host link once per micro-batch.
@@ -120,8 +128,9 @@ def crossover_batch(inp: Inputs) -> Arr:
     return np.where(denom > 0, (weights / _a(inp.fast_bw)) / safe, np.nan)
 
 
-def _prefill(inp: Inputs, link_bytes: Arr, disk_bytes: Arr, host_attn: Arr,
-             quantized: NDArray[np.bool_]) -> tuple[Arr, Arr, Arr, Arr, Arr]:
+def _prefill(
+    inp: Inputs, link_bytes: Arr, disk_bytes: Arr, host_attn: Arr, quantized: NDArray[np.bool_]
+) -> tuple[Arr, Arr, Arr, Arr, Arr]:
     """Compute-bound: weight matmuls realize η_c (less for quantized weights and for MoE experts, which
     see few tokens each); attention realizes η_c at α times its FLOP count; the prompt's tokens sit on
     average halfway into it. Weights left in host memory cross the link once per micro-batch (those on
@@ -130,15 +139,19 @@ def _prefill(inp: Inputs, link_bytes: Arr, disk_bytes: Arr, host_attn: Arr,
     prompt = _a(inp.prompt)
     start = np.maximum(_a(inp.context) - prompt, 0)
     compute_eta = _a(inp.compute_eta)
-    matmul_eta = (compute_eta * np.where(quantized, _a(inp.prefill_quant_eta), 1.0)
-                  * np.where(_a(inp.expert_bytes) > 0, _a(inp.prefill_moe_eta), 1.0))
+    matmul_eta = (
+        compute_eta
+        * np.where(quantized, _a(inp.prefill_quant_eta), 1.0)
+        * np.where(_a(inp.expert_bytes) > 0, _a(inp.prefill_moe_eta), 1.0)
+    )
     matmul = 2.0 * _a(inp.active_params)
     attn = attention_flops(inp, start + prompt / 2)
     t_prefill = prompt * (matmul / matmul_eta + _a(inp.prefill_attn_factor) * attn / compute_eta) / _a(inp.flops)
     batches = np.ceil(np.maximum(prompt, 1) / PREFILL_UBATCH)
     disk_bw = _a(inp.disk_bw)
-    t_link = batches * (link_bytes / _a(inp.link_bw)
-                        + np.where(disk_bw > 0, disk_bytes / np.where(disk_bw > 0, disk_bw, 1.0), 0.0))
+    t_link = batches * (
+        link_bytes / _a(inp.link_bw) + np.where(disk_bw > 0, disk_bytes / np.where(disk_bw > 0, disk_bw, 1.0), 0.0)
+    )
     t_prefill = t_prefill + prompt * host_attn * attn / _a(inp.host_flops)
     estimate = np.maximum(prompt, 1) / np.maximum(t_prefill + t_link, 1e-30)
     measured = _a(inp.prefill_rate)
@@ -147,8 +160,9 @@ def _prefill(inp: Inputs, link_bytes: Arr, disk_bytes: Arr, host_attn: Arr,
 
 
 def _placement_code(inp: Inputs) -> Arr:
-    return np.where(_a(inp.kv_host) > 0, 2.0, np.where((_a(inp.experts_first) > 0) & (_a(inp.expert_bytes) > 0),
-                                                         1.0, 0.0))
+    return np.where(
+        _a(inp.kv_host) > 0, 2.0, np.where((_a(inp.experts_first) > 0) & (_a(inp.expert_bytes) > 0), 1.0, 0.0)
+    )
 
 
 def solve(inp: Inputs) -> Outputs:
@@ -158,8 +172,9 @@ def solve(inp: Inputs) -> Outputs:
     if not np.any(auto):
         return _solve(inp)
     base = _solve(inp)
-    options = [replace(inp, auto_place=0.0, experts_first=e, kv_host=k) for e, k in ((0.0, 0.0), (1.0, 0.0),
-                                                                                      (0.0, 1.0))]
+    options = [
+        replace(inp, auto_place=0.0, experts_first=e, kv_host=k) for e, k in ((0.0, 0.0), (1.0, 0.0), (0.0, 1.0))
+    ]
     outs = [_solve(o) for o in options]
     score = np.stack(np.broadcast_arrays(*[np.where(o.runs, o.decode, -1.0) for o in outs]))
     # experts first means nothing for a dense model: never its own candidate there
@@ -188,15 +203,15 @@ def _solve(inp: Inputs) -> Outputs:
     # mmap: what does not fit in RAM beside the host's KV is read from disk (the KV cache cannot be)
     disk_bw = _a(inp.disk_bw)
     can_disk = disk_bw > 0
-    disk_stored = np.where(can_disk, np.clip(weights_host - np.maximum(_a(inp.host_cap) - kv_host, 0.0), 0.0, None),
-                           0.0)
+    disk_stored = np.where(
+        can_disk, np.clip(weights_host - np.maximum(_a(inp.host_cap) - kv_host, 0.0), 0.0, None), 0.0
+    )
     runs = (host_stored <= host_cap) | (can_disk & (kv_host <= host_cap))
     from_disk = runs & (disk_stored > 0)
     fits = (dense_host == 0) & (expert_host == 0) & (kv_share == 0)
 
     # the recurrent state is read and written back each step: twice its bytes
-    kv_read = streams * (kv_per_stream(inp.kv_full, inp.kv_window, inp.window, inp.context)
-                         + 2.0 * _a(inp.state_bytes))
+    kv_read = streams * (kv_per_stream(inp.kv_full, inp.kv_window, inp.window, inp.context) + 2.0 * _a(inp.state_bytes))
     expert_read = _a(inp.expert_bytes) * expert_read_share(inp.expert_share, streams, inp.expert_spread)
     dense_weights_read = _a(inp.dense_bytes) - _a(inp.unread_bytes)
     fast_weights = (1 - dense_host) * dense_weights_read + (1 - expert_host) * expert_read
@@ -222,9 +237,14 @@ def _solve(inp: Inputs) -> Outputs:
     attn_flops = attention_flops(inp, inp.context)
     # The host CPU computes what sits in host RAM: 2 FLOP per weight for each stream's token (its own k
     # experts), and attention over the KV cache held there, per stream.
-    host_flops = streams * (2.0 * (dense_host * dense_weights_read / dense_bpw
-                                   + expert_host * _a(inp.expert_bytes) * _a(inp.expert_share) / bpw)
-                            + kv_share * attn_flops)
+    host_flops = streams * (
+        2.0
+        * (
+            dense_host * dense_weights_read / dense_bpw
+            + expert_host * _a(inp.expert_bytes) * _a(inp.expert_share) / bpw
+        )
+        + kv_share * attn_flops
+    )
     t_host_compute = host_flops / _a(inp.host_flops)
     # Hand-offs with -nkvo: each layer on the device sends its attention to the host and takes the result
     # back, two per layer per step. (Expert layers split the same way; their hand-offs are inside the host
@@ -233,8 +253,9 @@ def _solve(inp: Inputs) -> Outputs:
     t_hops = hops * _a(inp.hop_time)
     t_host = np.maximum(t_host_bytes, t_host_compute) + t_hops
     # each part counted at its own bytes per weight, unpacked only where it is quantized (below 16 bits)
-    unpacked = (np.where(dense_bpw < 1.99, (1 - dense_host) * dense_weights_read / dense_bpw, 0.0)
-                + np.where(quantized, (1 - expert_host) * expert_read / bpw, 0.0))
+    unpacked = np.where(dense_bpw < 1.99, (1 - dense_host) * dense_weights_read / dense_bpw, 0.0) + np.where(
+        quantized, (1 - expert_host) * expert_read / bpw, 0.0
+    )
     t_dequant = unpacked * _a(inp.dequant_flops) / flops
     # An MoE model's step also runs router, top-k and expert-gather kernels: moe_token_factor × t₀.
     t_token_dense = _a(inp.token_time) * np.ones_like(t_weights)
@@ -249,8 +270,9 @@ def _solve(inp: Inputs) -> Outputs:
     # per query head, at a small share of the peak, for the layers held in fast memory. With fused
     # attention (flash attention, MLX, vLLM, a given η) κ covers the KV reads and this is 0.
     attn_eta = _a(inp.unfused_attn_eta)
-    t_attn = np.where(attn_eta > 0, (1 - kv_share) * streams * attn_flops
-                      / (flops * np.where(attn_eta > 0, attn_eta, 1.0)), 0.0)
+    t_attn = np.where(
+        attn_eta > 0, (1 - kv_share) * streams * attn_flops / (flops * np.where(attn_eta > 0, attn_eta, 1.0)), 0.0
+    )
     t_memory = t_weights + t_kv + t_host + t_dequant + t_streams + t_attn
 
     step = np.maximum(t_memory, t_compute) + t_token
@@ -277,31 +299,67 @@ def _solve(inp: Inputs) -> Outputs:
     # with -nkvo the cache stays put and its attention runs on the host; a host layer's KV crosses with it
     link_bytes = weights_host - disk_stored + np.where(kv_mode, 0.0, kv_host)
     prefill, matmul_flops, prefill_attn, matmul_eta, t_link = _prefill(
-        inp, link_bytes, disk_stored, np.where(kv_mode, kv_share, 0.0), quantized)
+        inp, link_bytes, disk_stored, np.where(kv_mode, kv_share, 0.0), quantized
+    )
 
     zero = np.zeros_like(decode)
     decode = np.where(runs, decode, zero)
     one = np.ones_like(decode)
     return Outputs(
-        runs=np.asarray(runs), fits=np.asarray(fits & runs), footprint=footprint, kv_hold=kv_hold,
-        host_stored=host_stored * one, weights_host_stored=weights_host * one, kv_host_stored=kv_host * one,
-        disk_stored=disk_stored * one, streams_from_disk=np.asarray(from_disk) & (one > 0),
-        layers_on_device=on_device * one, dense_host_share=dense_host * one, expert_host_share=expert_host * one,
-        kv_host_share=kv_share * one, placement=_placement_code(inp) * one, alt_placement=-one,
+        runs=np.asarray(runs),
+        fits=np.asarray(fits & runs),
+        footprint=footprint,
+        kv_hold=kv_hold,
+        host_stored=host_stored * one,
+        weights_host_stored=weights_host * one,
+        kv_host_stored=kv_host * one,
+        disk_stored=disk_stored * one,
+        streams_from_disk=np.asarray(from_disk) & (one > 0),
+        layers_on_device=on_device * one,
+        dense_host_share=dense_host * one,
+        expert_host_share=expert_host * one,
+        kv_host_share=kv_share * one,
+        placement=_placement_code(inp) * one,
+        alt_placement=-one,
         alt_decode=np.nan * one,
-        kv_read=kv_read * one, weights_read=(fast_weights + host_weights_read) * one,
-        fast_read=(fast_weights + fast_kv) * one, fast_kv=fast_kv * one, host_read=host_read * one,
-        disk_read=disk_read * one, host_flops=host_flops * one,
-        unpacked_weights=unpacked * one, flops_per_token=per_token_flops * one, attn_flops_per_token=attn_flops * one,
-        t_weights=t_weights * one, t_kv=t_kv * one, t_host=t_host * one, t_host_bytes=t_host_bytes * one,
-        t_host_compute=t_host_compute * one, host_hops=hops * one, t_host_hops=t_hops * one, t_dequant=t_dequant * one,
-        t_streams=t_streams * one, t_attn=t_attn * one, t_memory=t_memory * one,
-        t_compute=t_compute * one, t_token=t_token * one, t_step=step * one,
+        kv_read=kv_read * one,
+        weights_read=(fast_weights + host_weights_read) * one,
+        fast_read=(fast_weights + fast_kv) * one,
+        fast_kv=fast_kv * one,
+        host_read=host_read * one,
+        disk_read=disk_read * one,
+        host_flops=host_flops * one,
+        unpacked_weights=unpacked * one,
+        flops_per_token=per_token_flops * one,
+        attn_flops_per_token=attn_flops * one,
+        t_weights=t_weights * one,
+        t_kv=t_kv * one,
+        t_host=t_host * one,
+        t_host_bytes=t_host_bytes * one,
+        t_host_compute=t_host_compute * one,
+        host_hops=hops * one,
+        t_host_hops=t_hops * one,
+        t_dequant=t_dequant * one,
+        t_streams=t_streams * one,
+        t_attn=t_attn * one,
+        t_memory=t_memory * one,
+        t_compute=t_compute * one,
+        t_token=t_token * one,
+        t_step=step * one,
         compute_bound=np.asarray(t_compute > t_memory) & (one > 0),
-        t_mem_ceiling=t_mem_ceiling * one, t_compute_ceiling=t_compute_ceiling * one,
-        ceiling=np.where(runs, ceiling, zero), capped=np.asarray(capped) & (one > 0),
-        decode=decode, decode_plain=np.where(runs, decode_plain, zero), aggregate=decode * streams,
-        spec_tokens_per_pass=tokens_per_pass * one, t_draft=t_draft * one, t_verify=t_verify * one,
-        prefill=np.where(runs, prefill, zero), prefill_matmul_flops=matmul_flops, prefill_attn_flops=prefill_attn,
-        prefill_matmul_eta=matmul_eta, t_prefill_link=t_link * one,
+        t_mem_ceiling=t_mem_ceiling * one,
+        t_compute_ceiling=t_compute_ceiling * one,
+        ceiling=np.where(runs, ceiling, zero),
+        capped=np.asarray(capped) & (one > 0),
+        decode=decode,
+        decode_plain=np.where(runs, decode_plain, zero),
+        aggregate=decode * streams,
+        spec_tokens_per_pass=tokens_per_pass * one,
+        t_draft=t_draft * one,
+        t_verify=t_verify * one,
+        prefill=np.where(runs, prefill, zero),
+        prefill_matmul_flops=matmul_flops,
+        prefill_attn_flops=prefill_attn,
+        prefill_matmul_eta=matmul_eta,
+        t_prefill_link=t_link * one,
     )

@@ -33,10 +33,12 @@ class CostInputs(Frozen):
 
     electricity_usd_per_kwh: float = Field(DEFAULT_ELECTRICITY_USD_PER_KWH, ge=0, le=100)
     life_years: float = Field(DEFAULT_LIFE_YEARS, gt=0, le=50, description="Years the hardware is paid off over")
-    utilization: float = Field(DEFAULT_UTILIZATION, gt=0, le=1, description="Share of the time it generates at that "
-                                                                              "throughput")
-    api_usd_per_million: float | None = Field(None, gt=0, le=100_000,
-                                              description="An API's price per million output tokens, to break even on")
+    utilization: float = Field(
+        DEFAULT_UTILIZATION, gt=0, le=1, description="Share of the time it generates at that throughput"
+    )
+    api_usd_per_million: float | None = Field(
+        None, gt=0, le=100_000, description="An API's price per million output tokens, to break even on"
+    )
 
 
 class RunningCost(Frozen):
@@ -47,16 +49,19 @@ class RunningCost(Frozen):
     joules_per_token: float | None
     usd_per_million_tokens: float | None = Field(description="Electricity alone")
     usd_per_million_tokens_with_hardware: float | None = Field(
-        description="Electricity plus the price paid off over the life at the utilization")
+        description="Electricity plus the price paid off over the life at the utilization"
+    )
     million_tokens_per_month: float
     break_even_months: float | None = Field(
         description="Months of use until the API would have cost the price; None without an API price, or when "
-                    "electricity alone costs more than the API (it never pays off)")
+        "electricity alone costs more than the API (it never pays off)"
+    )
     pays_off: bool | None = Field(description="False when electricity alone costs more than the API")
 
 
-def running_cost(tok_s: float, power_w: float | None, price_usd: float | None,
-                 inputs: CostInputs) -> RunningCost | None:
+def running_cost(
+    tok_s: float, power_w: float | None, price_usd: float | None, inputs: CostInputs
+) -> RunningCost | None:
     """The chain above for one machine; None when it makes no tokens."""
     if not tok_s or tok_s <= 0:
         return None
@@ -72,6 +77,12 @@ def running_cost(tok_s: float, power_w: float | None, price_usd: float | None,
         saved = api - energy  # per million tokens made here instead of bought
         pays = saved > 0
         months = price_usd / (per_month * saved) if pays else None
-    return RunningCost(tok_s=tok_s, joules_per_token=jpt, usd_per_million_tokens=energy,
-                       usd_per_million_tokens_with_hardware=with_hw, million_tokens_per_month=per_month,
-                       break_even_months=months, pays_off=pays)
+    return RunningCost(
+        tok_s=tok_s,
+        joules_per_token=jpt,
+        usd_per_million_tokens=energy,
+        usd_per_million_tokens_with_hardware=with_hw,
+        million_tokens_per_month=per_month,
+        break_even_months=months,
+        pays_off=pays,
+    )

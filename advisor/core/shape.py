@@ -24,8 +24,9 @@ def with_typical_shape(model: ModelArch) -> ModelArch:
     if model.has_kv_shape:
         return model
     p = model.total_params_b
-    layers = model.layers or max(1, round(LAYERS_SCALE * p**LAYERS_EXPONENT), model.sliding_layers or 0,
-                                 model.attention_layers or 0)
+    layers = model.layers or max(
+        1, round(LAYERS_SCALE * p**LAYERS_EXPONENT), model.sliding_layers or 0, model.attention_layers or 0
+    )
     head_dim = model.resolved_head_dim or TYPICAL_HEAD_DIM
     heads = model.heads or max(1, round(WIDTH_SCALE * p**WIDTH_EXPONENT / (head_dim * layers)))
     kv_heads = model.kv_heads or min(TYPICAL_KV_HEADS, heads)
@@ -33,6 +34,6 @@ def with_typical_shape(model: ModelArch) -> ModelArch:
 
 
 def shape_text(model: ModelArch) -> str:
-    """"38 layers, 28 heads, 8 KV heads × 128": the shape the estimate uses."""
+    """ "38 layers, 28 heads, 8 KV heads × 128": the shape the estimate uses."""
     m = with_typical_shape(model)
     return f"{m.layers} layers, {m.heads} heads, {m.kv_heads} KV heads × {m.resolved_head_dim}"

@@ -49,13 +49,15 @@ def _hardware_factors(s: Scenario) -> list[tuple[float, str]]:
     """The architecture's factor ("× 1.07 Apple M3 architecture (fitted to 10 decode runs)"), then the
     machine's own ("× 0.965 this machine's own (fitted to 28 decode runs)"). A chip's runs count every
     card count of it (2× RTX 3090 is the same chip), so they can exceed its record's."""
-    found = [_fitted_factor(s, terms, f"{key} architecture" if key else "this machine's own")
-             for key, terms in hardware_factors(s)]
+    found = [
+        _fitted_factor(s, terms, f"{key} architecture" if key else "this machine's own")
+        for key, terms in hardware_factors(s)
+    ]
     return [f for f in found if f is not None]
 
 
 def _eta_text(s: Scenario, eta: float) -> str:
-    """"η 0.84 × 1.06 NVIDIA Ada architecture (…)": the class's η, then each factor it carries."""
+    """ "η 0.84 × 1.06 NVIDIA Ada architecture (…)": the class's η, then each factor it carries."""
     factors = ([b] if (b := _backend_factor(s, "decode")) is not None else []) + _hardware_factors(s)
     class_eta = eta
     for value, _ in factors:
@@ -83,43 +85,49 @@ def memory_terms_text(s: Scenario, inp: Inputs, out: Outputs, eta: float) -> lis
         parts.append(host_text(s, inp, out, host))
     if (dq := first(out.t_dequant)) > 0:
         flop = first(inp.dequant_flops) * hw.scaling_efficiency
-        parts.append(f"unpacking {num(first(out.unpacked_weights) / 1e9)} B quantized weights × "
-                     f"{num(flop)} FLOP ÷ {num(hw.fp16_tflops)} TFLOPS = {ms(dq)}")
+        parts.append(
+            f"unpacking {num(first(out.unpacked_weights) / 1e9)} B quantized weights × "
+            f"{num(flop)} FLOP ÷ {num(hw.fp16_tflops)} TFLOPS = {ms(dq)}"
+        )
     if (t_streams := first(out.t_streams)) > 0:
         parts.append(f"{s.workload.streams - 1} more streams × {ms(first(inp.stream_time))} = {ms(t_streams)}")
     if (t_attn := first(out.t_attn)) > 0:
         eta_a = first(inp.unfused_attn_eta)
         gflop = t_attn * first(inp.flops) * eta_a / 1e9
-        parts.append(f"attention without flash attention {num(gflop)} GFLOP ÷ ({num(hw.compute_tflops)} TFLOPS × "
-                     f"η {eta_a:.3g}) = {ms(t_attn)}")
+        parts.append(
+            f"attention without flash attention {num(gflop)} GFLOP ÷ ({num(hw.compute_tflops)} TFLOPS × "
+            f"η {eta_a:.3g}) = {ms(t_attn)}"
+        )
     return parts
 
 
 def host_text(s: Scenario, inp: Inputs, out: Outputs, host: float) -> str:
     """The host's part of the step: its RAM (and disk) reads, or, when longer, the host CPU's arithmetic."""
     disk = first(out.disk_read)
-    reads = (f"host {num((host - disk) / GB)} GB ÷ ({num(first(inp.host_bw) / GB)} GB/s × η "
-             f"{first(inp.host_eta):.2f})")
+    reads = f"host {num((host - disk) / GB)} GB ÷ ({num(first(inp.host_bw) / GB)} GB/s × η {first(inp.host_eta):.2f})"
     if disk > 0:
         reads += f" + disk {num(disk / GB)} GB ÷ {num(first(inp.disk_bw) / GB)} GB/s"
     t_host, t_bytes, t_hops = first(out.t_host), first(out.t_host_bytes), first(out.t_host_hops)
-    hops = (f" + {int(first(out.host_hops))} device-host hand-offs × {ms(first(inp.hop_time))}"
-            if t_hops > 0 else "")
+    hops = f" + {int(first(out.host_hops))} device-host hand-offs × {ms(first(inp.hop_time))}" if t_hops > 0 else ""
     if first(out.t_host_compute) <= t_bytes:
         return f"{reads}{hops} = {ms(t_host)}"
     threads = host_threads(s)
-    return (f"host CPU {num(first(out.host_flops) / 1e9)} GFLOP (its weights and the attention over its KV) ÷ "
-            f"({threads} thread{'s' if threads != 1 else ''} × {num(s.hardware.host_gflops_per_thread)} GFLOPS)"
-            f"{hops} = {ms(t_host)} (the CPU's arithmetic is longer than reading its {num(host / GB)} GB, "
-            f"{ms(t_bytes)})")
+    return (
+        f"host CPU {num(first(out.host_flops) / 1e9)} GFLOP (its weights and the attention over its KV) ÷ "
+        f"({threads} thread{'s' if threads != 1 else ''} × {num(s.hardware.host_gflops_per_thread)} GFLOPS)"
+        f"{hops} = {ms(t_host)} (the CPU's arithmetic is longer than reading its {num(host / GB)} GB, "
+        f"{ms(t_bytes)})"
+    )
 
 
 def compute_text(s: Scenario, inp: Inputs, out: Outputs) -> str:
     """The compute side of the step: streams × FLOP per token ÷ realized FLOP/s."""
     w = s.workload
     realized = first(inp.flops) * first(inp.compute_eta) / 1e12
-    return (f"{w.streams} stream{'s' if w.streams > 1 else ''} × {num(first(out.flops_per_token) / 1e9)} GFLOP/token "
-            f"÷ {num(realized)} TFLOPS realized = {ms(first(out.t_compute))} per step")
+    return (
+        f"{w.streams} stream{'s' if w.streams > 1 else ''} × {num(first(out.flops_per_token) / 1e9)} GFLOP/token "
+        f"÷ {num(realized)} TFLOPS realized = {ms(first(out.t_compute))} per step"
+    )
 
 
 def realistic_text(s: Scenario, inp: Inputs, out: Outputs, eta: float) -> str:
@@ -141,8 +149,10 @@ def realistic_text(s: Scenario, inp: Inputs, out: Outputs, eta: float) -> str:
     total = f" = {ms(step)} per step" if (len(parts) > 1 or token > 0) else " per step"
     plain = first(out.decode_plain)
     if bool(first(out.capped)):
-        return (f"{body}{total} → {num(1 / step)} tok/s, above the bandwidth ceiling (the KV factor, fitted on "
-                f"shorter contexts, is below η): capped at the ceiling, {num(plain)} tok/s per stream")
+        return (
+            f"{body}{total} → {num(1 / step)} tok/s, above the bandwidth ceiling (the KV factor, fitted on "
+            f"shorter contexts, is below η): capped at the ceiling, {num(plain)} tok/s per stream"
+        )
     return f"{body}{total} → {num(plain)} tok/s per stream"
 
 
@@ -153,16 +163,20 @@ def ceiling_text(s: Scenario, inp: Inputs, out: Outputs) -> str:
     fast_bw = first(inp.fast_bw)
     if bool(first(out.t_compute_ceiling) > first(out.t_mem_ceiling)):
         streams = s.workload.streams
-        return (f"{streams} stream{'s' if streams > 1 else ''} × {num(first(out.flops_per_token) / 1e9)} GFLOP/token "
-                f"÷ {num(first(inp.flops) / 1e12)} TFLOPS peak = {ms(first(out.t_compute_ceiling))} per step, longer "
-                f"than reading {num((fast_read + host_read) / GB)} GB ({ms(first(out.t_mem_ceiling))}) "
-                f"→ {num(first(out.ceiling))} tok/s ceiling")
+        return (
+            f"{streams} stream{'s' if streams > 1 else ''} × {num(first(out.flops_per_token) / 1e9)} GFLOP/token "
+            f"÷ {num(first(inp.flops) / 1e12)} TFLOPS peak = {ms(first(out.t_compute_ceiling))} per step, longer "
+            f"than reading {num((fast_read + host_read) / GB)} GB ({ms(first(out.t_mem_ceiling))}) "
+            f"→ {num(first(out.ceiling))} tok/s ceiling"
+        )
     if host_read > 0:
         disk = first(out.disk_read)
         from_disk = f" + {num(disk / GB)} GB ÷ {num(first(inp.disk_bw) / GB)} GB/s disk" if disk > 0 else ""
-        return (f"{num(fast_read / GB)} GB ÷ {num(fast_bw / GB)} GB/s + {num((host_read - disk) / GB)} GB ÷ "
-                f"{num(first(inp.host_bw) / GB)} GB/s host{from_disk} = {ms(first(out.t_mem_ceiling))} per step "
-                f"→ {num(first(out.ceiling))} tok/s ceiling")
+        return (
+            f"{num(fast_read / GB)} GB ÷ {num(fast_bw / GB)} GB/s + {num((host_read - disk) / GB)} GB ÷ "
+            f"{num(first(inp.host_bw) / GB)} GB/s host{from_disk} = {ms(first(out.t_mem_ceiling))} per step "
+            f"→ {num(first(out.ceiling))} tok/s ceiling"
+        )
     ceiling = num(first(out.ceiling))
     text = f"{num(fast_bw / GB)} GB/s ÷ {num(fast_read / GB)} GB read per step = {ceiling} tok/s ceiling"
     kv = first(out.fast_kv)
@@ -177,15 +191,20 @@ def weights_text(s: Scenario, inp: Inputs, weights: float, weights_read: float) 
     experts = first(inp.expert_bytes) / first(inp.bytes_per_weight)
     if m.is_moe and dense_bits is not None and dense_bits != q.bits_per_weight and experts > 0:
         dense = first(inp.dense_bytes) / (dense_bits / 8)
-        stored = (f"{num(experts / 1e9)} B expert params × {num(q.bits_per_weight)} bits + {num(dense / 1e9)} B "
-                  f"outside the experts × {num(dense_bits)} bits, ÷ 8 = {num(weights / GB)} GB stored")
+        stored = (
+            f"{num(experts / 1e9)} B expert params × {num(q.bits_per_weight)} bits + {num(dense / 1e9)} B "
+            f"outside the experts × {num(dense_bits)} bits, ÷ 8 = {num(weights / GB)} GB stored"
+        )
     else:
-        stored = (f"{num(m.total_params_b)} B params × {num(q.bits_per_weight)} bits ÷ 8 = "
-                  f"{num(weights / GB)} GB stored")
+        stored = f"{num(m.total_params_b)} B params × {num(q.bits_per_weight)} bits ÷ 8 = {num(weights / GB)} GB stored"
     unread = first(inp.unread_bytes)
-    skipped = (f" (less the input embedding table, {num(m.vocab or 0)} × {num(m.hidden or 0)} = "
-               f"{num((m.vocab or 0) * (m.hidden or 0) / 1e9)} B params, {num(unread / GB)} GB: a token "
-               "looks up one row of it)" if unread > 0 else "")
+    skipped = (
+        f" (less the input embedding table, {num(m.vocab or 0)} × {num(m.hidden or 0)} = "
+        f"{num((m.vocab or 0) * (m.hidden or 0) / 1e9)} B params, {num(unread / GB)} GB: a token "
+        "looks up one row of it)"
+        if unread > 0
+        else ""
+    )
     if m.is_moe:
         return stored + f"; {num(m.active_b)} B active{skipped} → {num(weights_read / GB)} GB read per token"
     return stored + (f"; {num(weights_read / GB)} GB read per token{skipped}" if unread > 0 else "")
@@ -206,12 +225,18 @@ def prefill_text(s: Scenario, inp: Inputs, out: Outputs) -> str:
         factors += f" × {first(inp.prefill_moe_eta):.2f} MoE"
     attn = first(out.prefill_attn_flops)
     alpha = first(inp.prefill_attn_factor)
-    text = (f"{num(first(out.prefill_matmul_flops) / 1e9)} GFLOP/token at η {eta:.2f}{factors}"
-            + (f" + attention {num(attn / 1e9)} GFLOP/token" + (f" × {alpha:.2f}" if alpha != 1 else "")
-               + f" at η {eta:.2f}{backend[1] if backend else ''}" if attn > 0 else "")
-            + f", of {num(hw.compute_tflops)} TFLOPS = {num(first(out.prefill))} tok/s")
+    text = (
+        f"{num(first(out.prefill_matmul_flops) / 1e9)} GFLOP/token at η {eta:.2f}{factors}"
+        + (
+            f" + attention {num(attn / 1e9)} GFLOP/token"
+            + (f" × {alpha:.2f}" if alpha != 1 else "")
+            + f" at η {eta:.2f}{backend[1] if backend else ''}"
+            if attn > 0
+            else ""
+        )
+        + f", of {num(hw.compute_tflops)} TFLOPS = {num(first(out.prefill))} tok/s"
+    )
     if first(out.t_prefill_link) > 0:
         disk = " and those on disk are read from it" if first(out.disk_stored) > 0 else ""
-        text += (f" (host weights cross the link{disk} per 512-token batch: {ms(first(out.t_prefill_link))} "
-                 "per prompt)")
+        text += f" (host weights cross the link{disk} per 512-token batch: {ms(first(out.t_prefill_link))} per prompt)"
     return text

@@ -24,8 +24,10 @@ DEFAULT_SIZE = 256 * 2**20  # bytes per array: far beyond any CPU cache
 MIN_SIZE = 2**16
 DEFAULT_SECONDS = 3.0
 MAX_SECONDS = 60.0
-CAVEAT = ("A single-thread NumPy copy underestimates the peak of multi-channel memory: one core cannot keep "
-          "every channel busy, while llama.cpp reads with all of them. Treat the figure as a floor.")
+CAVEAT = (
+    "A single-thread NumPy copy underestimates the peak of multi-channel memory: one core cannot keep "
+    "every channel busy, while llama.cpp reads with all of them. Treat the figure as a floor."
+)
 
 
 class BandwidthError(ValueError):
@@ -47,14 +49,20 @@ class BandwidthResult:
 
     def summary(self) -> str:
         stop = " (cancelled: best so far)" if self.cancelled else ""
-        return (f"{self.gbps:.1f} GB/s{stop} — copy {self.copy_gbps:.1f}, read {self.read_gbps:.1f} GB/s; "
-                f"{self.passes} passes over {self.size_bytes / 2**20:.0f} MiB in {self.seconds:.1f} s")
+        return (
+            f"{self.gbps:.1f} GB/s{stop} — copy {self.copy_gbps:.1f}, read {self.read_gbps:.1f} GB/s; "
+            f"{self.passes} passes over {self.size_bytes / 2**20:.0f} MiB in {self.seconds:.1f} s"
+        )
 
 
-def measure_bandwidth(seconds: float = DEFAULT_SECONDS, size_bytes: int = DEFAULT_SIZE, *,
-                      progress: Callable[[float], object] | None = None,
-                      cancelled: Callable[[], bool] | None = None,
-                      clock: Callable[[], float] = time.perf_counter) -> BandwidthResult:
+def measure_bandwidth(
+    seconds: float = DEFAULT_SECONDS,
+    size_bytes: int = DEFAULT_SIZE,
+    *,
+    progress: Callable[[float], object] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+) -> BandwidthResult:
     if not (0 < seconds <= MAX_SECONDS):
         raise BandwidthError(f"seconds must be in (0, {MAX_SECONDS:g}], not {seconds}")
     if size_bytes < MIN_SIZE:
@@ -89,8 +97,14 @@ def measure_bandwidth(seconds: float = DEFAULT_SECONDS, size_bytes: int = DEFAUL
             break
         if elapsed >= 2 * seconds:  # a machine so slow that two passes do not fit: stop anyway
             break
-    return BandwidthResult(copy_gbps=best_copy, read_gbps=best_read, passes=passes, seconds=clock() - start,
-                           size_bytes=nbytes, cancelled=was_cancelled)
+    return BandwidthResult(
+        copy_gbps=best_copy,
+        read_gbps=best_read,
+        passes=passes,
+        seconds=clock() - start,
+        size_bytes=nbytes,
+        cancelled=was_cancelled,
+    )
 
 
 def default_size(ram_bytes: float | None) -> int:

@@ -31,8 +31,16 @@ def mine_id(base_id: str | None, name: str) -> str:
     return stem[: MAX_ID - len(MINE_SUFFIX)].rstrip("-._") + MINE_SUFFIX
 
 
-def measured_entry(base: HardwareEntry | None, hardware: Hardware, fit: FitResult, *, model_id: str | None = None,
-                   quant_id: str | None = None, when: str = "", model_name: str = "") -> HardwareEntry:
+def measured_entry(
+    base: HardwareEntry | None,
+    hardware: Hardware,
+    fit: FitResult,
+    *,
+    model_id: str | None = None,
+    quant_id: str | None = None,
+    when: str = "",
+    model_name: str = "",
+) -> HardwareEntry:
     """The user's entry: `hardware`'s figures (those the fit used), `base`'s catalog facts, the fitted η
     and the measured points. An η the fit did not produce (no pp rows, say) is kept from `base`."""
     figures = hardware.model_dump()
@@ -47,8 +55,20 @@ def measured_entry(base: HardwareEntry | None, hardware: Hardware, fit: FitResul
         source += f"; figures from {base.name}: {base.source}"
     facts: dict[str, Any] = {}
     if base is not None:
-        facts = base.model_dump(include={"vendor", "year", "power_w", "price_usd", "price_seen", "price_estimate",
-                                         "estimates", "notes", "measured_eta", "measured_compute_eta"})
+        facts = base.model_dump(
+            include={
+                "vendor",
+                "year",
+                "power_w",
+                "price_usd",
+                "price_seen",
+                "price_estimate",
+                "estimates",
+                "notes",
+                "measured_eta",
+                "measured_compute_eta",
+            }
+        )
     data: dict[str, Any] = {
         "vendor": "",
         **facts,

@@ -111,13 +111,17 @@ class EtaFit:
         if self.n == 1:
             spread = "one point, so no spread"
         else:
-            spread = (f"± {self.std:.3f} (implied {self.low:.2f}–{self.high:.2f} over {self.n} rows; "
-                      f"residuals median {100 * self.median_abs_residual:.1f} %, "
-                      f"max {100 * self.max_abs_residual:.1f} %)")
+            spread = (
+                f"± {self.std:.3f} (implied {self.low:.2f}–{self.high:.2f} over {self.n} rows; "
+                f"residuals median {100 * self.median_abs_residual:.1f} %, "
+                f"max {100 * self.max_abs_residual:.1f} %)"
+            )
         text = f"{name} {self.eta:.3f} {spread}"
         if self.clipped:
-            text += (f"; the rows imply {self.raw_eta:.2f} > 1 — faster than the datasheet ceiling, so the "
-                     "bandwidth/TFLOPS figure is likely too low; η kept at 1")
+            text += (
+                f"; the rows imply {self.raw_eta:.2f} > 1 — faster than the datasheet ceiling, so the "
+                "bandwidth/TFLOPS figure is likely too low; η kept at 1"
+            )
         return text
 
 
@@ -145,12 +149,22 @@ class FitResult:
         """The fitted rows as the hardware entry stores them (schema.MeasuredPoint fields)."""
         out = []
         for row in self.used_rows:
-            out.append(dict(test=row.test, prompt=row.prompt, gen=row.gen, depth=row.depth, tok_s=row.tok_s,
-                            model_id=model_id, quant_id=quant_id))
+            out.append(
+                dict(
+                    test=row.test,
+                    prompt=row.prompt,
+                    gen=row.gen,
+                    depth=row.depth,
+                    tok_s=row.tok_s,
+                    model_id=model_id,
+                    quant_id=quant_id,
+                )
+            )
         return out
 
 
 # --- one row as llama-bench ran it -------------------------------------------------------------
+
 
 def row_scenario(base: Scenario, row: BenchRow) -> Scenario:
     """The scenario of one measured row. llama-bench rows: one stream, llama.cpp, the test's depth and
@@ -221,6 +235,7 @@ def implied_eta(s: Scenario, which: Which, measured: float) -> tuple[float, floa
 
 # --- fitting -----------------------------------------------------------------------------------
 
+
 def _model_check(base: Scenario, row: BenchRow) -> str | None:
     """Why a row is not for this scenario (another model, a CPU build on a GPU, a combined test)."""
     if row.test == "pg":
@@ -229,15 +244,16 @@ def _model_check(base: Scenario, row: BenchRow) -> str | None:
         return None
     target = base.model.total_params_b * 1e9
     if row.params and target > 0 and abs(row.params / target - 1) > PARAMS_TOLERANCE:
-        return (f"ran a {row.params / 1e9:.2f} B model ({row.model or 'unnamed'}); the scenario's model has "
-                f"{base.model.total_params_b:.2f} B")
+        return (
+            f"ran a {row.params / 1e9:.2f} B model ({row.model or 'unnamed'}); the scenario's model has "
+            f"{base.model.total_params_b:.2f} B"
+        )
     if row.backend.strip().upper() == "CPU" and base.hardware.kind is not HardwareClass.CPU:
         return "CPU-only build on GPU hardware: measures the CPU, not this device"
     return None
 
 
-def _fit(base: Scenario, rows: Sequence[BenchRow], which: Which,
-         skipped: list[tuple[BenchRow, str]]) -> EtaFit | None:
+def _fit(base: Scenario, rows: Sequence[BenchRow], which: Which, skipped: list[tuple[BenchRow, str]]) -> EtaFit | None:
     fits: list[tuple[BenchRow, Scenario, float, float]] = []
     for row in rows:
         try:
@@ -257,8 +273,9 @@ def _fit(base: Scenario, rows: Sequence[BenchRow], which: Which,
     out = []
     for row, s, ceiling, implied in fits:
         predicted = predict(_with_eta(s, which, eta), which) or 0.0
-        out.append(RowFit(row=row, ceiling=ceiling, implied_eta=implied, predicted=predicted,
-                          shipped=predict(s, which)))
+        out.append(
+            RowFit(row=row, ceiling=ceiling, implied_eta=implied, predicted=predicted, shipped=predict(s, which))
+        )
     return EtaFit(which=which, eta=eta, raw_eta=raw, rows=tuple(out))
 
 
@@ -289,20 +306,26 @@ def _notes(base: Scenario, rows: Sequence[BenchRow]) -> list[str]:
     sizes = {r.size_bytes for r in rows if r.size_bytes}
     for size in sorted(sizes):
         if weights > 0 and abs(size / weights - 1) > SIZE_TOLERANCE:
-            notes.append(f"llama-bench's model file is {size / 1e9:.2f} GB but the scenario's weights are "
-                         f"{weights / 1e9:.2f} GB ({base.quant.bits_per_weight:g} bits per weight): check the quant, "
-                         "or the fitted η absorbs the difference")
+            notes.append(
+                f"llama-bench's model file is {size / 1e9:.2f} GB but the scenario's weights are "
+                f"{weights / 1e9:.2f} GB ({base.quant.bits_per_weight:g} bits per weight): check the quant, "
+                "or the fitted η absorbs the difference"
+            )
     long_rows = [r for r in rows if r.source == "llama-bench" and r.depth + r.prompt + r.gen > 2048]
     off = sum(1 for r in long_rows if r.flash_attn is False)
     unknown = sum(1 for r in long_rows if r.flash_attn is None)
     if off:
-        notes.append(f"{off} of these rows ran without flash attention at more than 2k tokens of context: the "
-                     "advisor assumes it on, so the η fitted here reads low for long contexts. Run llama-bench "
-                     "with -fa 1 to measure what the estimates assume.")
+        notes.append(
+            f"{off} of these rows ran without flash attention at more than 2k tokens of context: the "
+            "advisor assumes it on, so the η fitted here reads low for long contexts. Run llama-bench "
+            "with -fa 1 to measure what the estimates assume."
+        )
     if unknown:
-        notes.append(f"{unknown} of these rows at more than 2k tokens of context do not say whether flash attention "
-                     "was on (llama-bench prints no fa column at its default, which was off until mid-2026 and is "
-                     "auto since): if your build is older, run it again with -fa 1.")
+        notes.append(
+            f"{unknown} of these rows at more than 2k tokens of context do not say whether flash attention "
+            "was on (llama-bench prints no fa column at its default, which was off until mid-2026 and is "
+            "auto since): if your build is older, run it again with -fa 1."
+        )
     return notes
 
 
@@ -332,8 +355,13 @@ class Change:
                 return f"{label}: does not run"
             change = f" ({100 * pct:+.1f} %)" if pct is not None else ""
             return f"{label} {a:.1f} → {b:.1f} tok/s{change}"
-        return "; ".join((fmt("decode", self.before.decode_tok_s, self.after.decode_tok_s, self.decode_change),
-                          fmt("prefill", self.before.prefill_tok_s, self.after.prefill_tok_s, self.prefill_change)))
+
+        return "; ".join(
+            (
+                fmt("decode", self.before.decode_tok_s, self.after.decode_tok_s, self.decode_change),
+                fmt("prefill", self.before.prefill_tok_s, self.after.prefill_tok_s, self.prefill_change),
+            )
+        )
 
 
 def prediction_change(scenario: Scenario, fit: FitResult) -> Change:

@@ -25,16 +25,19 @@ def budget_reason(x: Ranked, threshold: float) -> str:
     which = "next larger, " if x.largest is not None else "even the smallest, "
     if x.stop is StopReason.TOO_BIG:
         return f"{text}; {which}{nxt.model_name}, needs {num(nxt.total_gb)} GB even at {nxt.quant_name}"
-    return (f"{text}; {which}{nxt.model_name}, fits at {nxt.quant_name} but runs {num(nxt.decode_tok_s or 0)} "
-            f"tok/s, under {rate(threshold)}")
+    return (
+        f"{text}; {which}{nxt.model_name}, fits at {nxt.quant_name} but runs {num(nxt.decode_tok_s or 0)} "
+        f"tok/s, under {rate(threshold)}"
+    )
 
 
 def ranking_data(r: BudgetRanking) -> dict[str, Any]:
     """The ranking as JSON-ready data: the core's numbers with each machine's reason in words."""
     out = r.model_dump(mode="json")
-    out["ranked"] = [insert_after(data, "tok_s_per_k_usd", {"reason": budget_reason(x, r.threshold_tok_s),
-                                                            "split": x.machine.split})
-                     for x, data in zip(r.ranked, out["ranked"], strict=True)]
+    out["ranked"] = [
+        insert_after(data, "tok_s_per_k_usd", {"reason": budget_reason(x, r.threshold_tok_s), "split": x.machine.split})
+        for x, data in zip(r.ranked, out["ranked"], strict=True)
+    ]
     return out
 
 
@@ -61,6 +64,8 @@ def model_budget_data(b: ModelBudget) -> dict[str, Any]:
     """The model's ranking as JSON-ready data, each row with its reason in words."""
     out = b.model_dump(mode="json")
     for key in ("meeting", "short"):
-        out[key] = [insert_after(data, "shortfall", {"reason": fit_reason(x, b.threshold_tok_s)})
-                    for x, data in zip(getattr(b, key), out[key], strict=True)]
+        out[key] = [
+            insert_after(data, "shortfall", {"reason": fit_reason(x, b.threshold_tok_s)})
+            for x, data in zip(getattr(b, key), out[key], strict=True)
+        ]
     return out

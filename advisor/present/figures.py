@@ -66,8 +66,15 @@ def price_tip(price_usd: float | None, estimate: bool, kind: str | None, seen: s
     return f"${price_usd:,.0f} {what}{when}{' (an estimate)' if estimate else ''}"
 
 
-def catalog_prices(price_usd: float | None, estimate: bool, kind: str | None, seen: str | None,
-                   used_usd: float | None, used_seen: str | None, products: Sequence[str]) -> str:
+def catalog_prices(
+    price_usd: float | None,
+    estimate: bool,
+    kind: str | None,
+    seen: str | None,
+    used_usd: float | None,
+    used_seen: str | None,
+    products: Sequence[str],
+) -> str:
     """A catalog entry's products and prices with their months, for its tooltip:
     'Sold as: Mac Studio, MacBook Pro 16\nNew ~$2,599 (2022-03); used $1,799 (2022-06)'."""
     lines = [f"Sold as: {', '.join(products)}"] if products else []

@@ -10,8 +10,12 @@ from advisor.present.data import insert_after
 from advisor.present.figures import gb
 
 KIND_TEXT: dict[str, str] = {
-    "current": "your machine as it is", "buy": "buy", "more_ram_channels": "more RAM channels",
-    "more_cards": "more of the same card", "bigger_card": "a bigger card", "add_gpu": "add a GPU",
+    "current": "your machine as it is",
+    "buy": "buy",
+    "more_ram_channels": "more RAM channels",
+    "more_cards": "more of the same card",
+    "bigger_card": "a bigger card",
+    "add_gpu": "add a GPU",
     "bigger_machine": "a bigger machine",
 }
 

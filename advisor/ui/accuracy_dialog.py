@@ -26,21 +26,26 @@ from advisor.core.hardware import HARDWARE_CLASS_LABELS
 from advisor.core.published import HeldOutFigure, all_records
 from advisor.ui.screen import fit_to_screen
 
-INTRO = ("Each realistic figure comes from a model fitted to published llama-bench, MLX and vLLM runs. "
-         "Below, per catalog machine, how the runs published on it compare with the model's figure for "
-         "each run (same context, backend, flash-attention setting and build): above 1, the machine ran "
-         "faster than the model says. An architecture's factor is what the training runs on its GPU "
-         "generation (Apple M3, NVIDIA Ada, ...) say beyond the class and backend; a machine's own factor is "
-         "what its own runs add to that (1 where none were fitted); the model's figure includes both. The full "
-         "validation, held-out rows apart, is "
-         "<code>python -m advisor.cli validate</code>.")
+INTRO = (
+    "Each realistic figure comes from a model fitted to published llama-bench, MLX and vLLM runs. "
+    "Below, per catalog machine, how the runs published on it compare with the model's figure for "
+    "each run (same context, backend, flash-attention setting and build): above 1, the machine ran "
+    "faster than the model says. An architecture's factor is what the training runs on its GPU "
+    "generation (Apple M3, NVIDIA Ada, ...) say beyond the class and backend; a machine's own factor is "
+    "what its own runs add to that (1 where none were fitted); the model's figure includes both. The full "
+    "validation, held-out rows apart, is "
+    "<code>python -m advisor.cli validate</code>."
+)
 # short headers leave the machine's name room; each says what it means in its tooltip
 COLUMNS = ("Machine", "Engine", "Runs", "Models", "Measured ÷ model", "Lowest", "Highest", "Architecture", "Own")
 COLUMN_TIPS = (
-    "The catalog machine (card count first for a multi-GPU set)", "The engine the runs used",
-    "Published decode runs on this machine", "Distinct models among them",
+    "The catalog machine (card count first for a multi-GPU set)",
+    "The engine the runs used",
+    "Published decode runs on this machine",
+    "Distinct models among them",
     "Median over the runs of measured tok/s ÷ the model's figure for that run (above 1: faster than the model)",
-    "The lowest run's measured ÷ model", "The highest run's measured ÷ model",
+    "The lowest run's measured ÷ model",
+    "The highest run's measured ÷ model",
     "The factor on η fitted for this machine's GPU architecture (— where none was fitted)",
     "This machine's own factor on η, on top of its architecture's (— where none was fitted)",
 )
@@ -52,20 +57,30 @@ def held_out_html(figures: Sequence[HeldOutFigure]) -> str:
         return ""
     rows = []
     for f in figures:
-        target = "" if f.target_median_pct is None else f"≤ {f.target_median_pct:g}" + (
-            "" if f.target_p90_pct is None else f" / ≤ {f.target_p90_pct:g}")
+        target = (
+            ""
+            if f.target_median_pct is None
+            else f"≤ {f.target_median_pct:g}" + ("" if f.target_p90_pct is None else f" / ≤ {f.target_p90_pct:g}")
+        )
         met = {True: "met", False: "<b>not met</b>", None: ""}[f.met()]
-        rows.append(f"<tr><td>{escape(f.test)}, {escape(f.group)}</td><td align='right'>{f.n}</td>"
-                    f"<td align='right'>{f.median_pct:.1f} %</td><td align='right'>{f.p90_pct:.1f} %</td>"
-                    f"<td>{target}</td><td>{met}</td></tr>")
+        rows.append(
+            f"<tr><td>{escape(f.test)}, {escape(f.group)}</td><td align='right'>{f.n}</td>"
+            f"<td align='right'>{f.median_pct:.1f} %</td><td align='right'>{f.p90_pct:.1f} %</td>"
+            f"<td>{target}</td><td>{met}</td></tr>"
+        )
     band = next((f for f in figures if f.inside_band_pct is not None), None)
-    band_text = ("" if band is None else
-                 f"The band drawn around each estimate held {band.inside_band_pct:.1f} % of these {band.n} decode "
-                 "rows (it claims 80 %: the 10th to 90th percentile).")
-    return ("<b>On held-out rows</b> (left out of the fit, but from the sources it was fitted to, so this reads "
-            "better than a new source would; absolute error, median and 90th percentile):"
-            "<table cellpadding='3'><tr><th align='left'>rows</th><th>n</th><th>median</th><th>p90</th>"
-            "<th>target</th><th></th></tr>" + "".join(rows) + "</table>" + band_text)
+    band_text = (
+        ""
+        if band is None
+        else f"The band drawn around each estimate held {band.inside_band_pct:.1f} % of these {band.n} decode "
+        "rows (it claims 80 %: the 10th to 90th percentile)."
+    )
+    return (
+        "<b>On held-out rows</b> (left out of the fit, but from the sources it was fitted to, so this reads "
+        "better than a new source would; absolute error, median and 90th percentile):"
+        "<table cellpadding='3'><tr><th align='left'>rows</th><th>n</th><th>median</th><th>p90</th>"
+        "<th>target</th><th></th></tr>" + "".join(rows) + "</table>" + band_text
+    )
 
 
 def source_validation_html(sv: SourceValidation | None, why_not: str | None = None) -> str:
@@ -81,15 +96,20 @@ def source_validation_html(sv: SourceValidation | None, why_not: str | None = No
     for k in sv.kinds:
         what = ("decode, " if k.test == "tg" else "prefill, ") + k.group
         better = {True: "", False: " <b>(the simple formula does better)</b>", None: ""}[k.beats_simple]
-        rows.append(f"<tr><td>{escape(what)}</td><td align='right'>{k.n}</td><td align='right'>{k.sources}</td>"
-                    f"<td align='right'>{pct(k.median_pct)}</td><td align='right'>{pct(k.p90_pct)}</td>"
-                    f"<td align='right'>{pct(k.band_held_pct)}</td><td align='right'>{pct(k.simple.median_pct)} / "
-                    f"{pct(k.simple.p90_pct)}{better}</td></tr>")
-    return (f"<b>On sources the fit never saw</b> ({sv.rows} published runs from {sv.sources} sources; each "
-            "source predicted by a fit on all the others; absolute error, median and 90th percentile; how often "
-            "the band held, which claims 80 %):<table cellpadding='3'><tr><th align='left'>runs</th><th>n</th>"
-            "<th>sources</th><th>median</th><th>p90</th><th>band held</th><th>simple formula</th></tr>"
-            + "".join(rows) + "</table>")
+        rows.append(
+            f"<tr><td>{escape(what)}</td><td align='right'>{k.n}</td><td align='right'>{k.sources}</td>"
+            f"<td align='right'>{pct(k.median_pct)}</td><td align='right'>{pct(k.p90_pct)}</td>"
+            f"<td align='right'>{pct(k.band_held_pct)}</td><td align='right'>{pct(k.simple.median_pct)} / "
+            f"{pct(k.simple.p90_pct)}{better}</td></tr>"
+        )
+    return (
+        f"<b>On sources the fit never saw</b> ({sv.rows} published runs from {sv.sources} sources; each "
+        "source predicted by a fit on all the others; absolute error, median and 90th percentile; how often "
+        "the band held, which claims 80 %):<table cellpadding='3'><tr><th align='left'>runs</th><th>n</th>"
+        "<th>sources</th><th>median</th><th>p90</th><th>band held</th><th>simple formula</th></tr>"
+        + "".join(rows)
+        + "</table>"
+    )
 
 
 def terms_html(cal: Calibration = CALIBRATION) -> str:
@@ -99,19 +119,24 @@ def terms_html(cal: Calibration = CALIBRATION) -> str:
         if not t.fitted:
             continue
         d = t.decode
-        rows.append(f"<tr><td>{escape(HARDWARE_CLASS_LABELS[kind])}, {escape(engine.value)}</td>"
-                    f"<td>{d.eta:.3g}</td><td>{d.token_ms:.3g} ms</td><td>{d.kv_factor:.3g}</td>"
-                    f"<td>{d.dequant_flop:.3g}</td><td>{d.band[0]:.2f}–{d.band[1]:.2f}</td>"
-                    f"<td>{t.rows}</td></tr>")
+        rows.append(
+            f"<tr><td>{escape(HARDWARE_CLASS_LABELS[kind])}, {escape(engine.value)}</td>"
+            f"<td>{d.eta:.3g}</td><td>{d.token_ms:.3g} ms</td><td>{d.kv_factor:.3g}</td>"
+            f"<td>{d.dequant_flop:.3g}</td><td>{d.band[0]:.2f}–{d.band[1]:.2f}</td>"
+            f"<td>{t.rows}</td></tr>"
+        )
     backends = ", ".join(f"{BACKEND_LABELS[b]} {bt.decode:.3g}" for b, bt in cal.backends.items())
     generations = ", ".join(f"{g} {gt.decode:.3g}" for g, gt in cal.generations.items())
-    return ("<b>The fitted decode model</b> (time per token = weights ÷ (bandwidth × η) + κ × KV ÷ (bandwidth × η) "
-            "+ unpacking d FLOP per weight + t₀):<table cellpadding='3'><tr><th align='left'>class, engine</th>"
-            "<th>η</th><th>t₀</th><th>κ</th><th>d</th><th>band</th><th>rows</th></tr>" + "".join(rows)
-            + f"</table>Backend factors on η (CUDA 1): {escape(backends)}. Architecture factors on η: "
-            f"{escape(generations or 'none')}. A mixture-of-experts model's t₀ is "
-            f"{cal.moe_token:.3g} × t₀ under llama.cpp (the router, top-k and expert gather add kernels to "
-            "every layer).")
+    return (
+        "<b>The fitted decode model</b> (time per token = weights ÷ (bandwidth × η) + κ × KV ÷ (bandwidth × η) "
+        "+ unpacking d FLOP per weight + t₀):<table cellpadding='3'><tr><th align='left'>class, engine</th>"
+        "<th>η</th><th>t₀</th><th>κ</th><th>d</th><th>band</th><th>rows</th></tr>"
+        + "".join(rows)
+        + f"</table>Backend factors on η (CUDA 1): {escape(backends)}. Architecture factors on η: "
+        f"{escape(generations or 'none')}. A mixture-of-experts model's t₀ is "
+        f"{cal.moe_token:.3g} × t₀ under llama.cpp (the router, top-k and expert gather add kernels to "
+        "every layer)."
+    )
 
 
 class SortItem(QTableWidgetItem):
@@ -145,9 +170,12 @@ class AccuracyDialog(QDialog):
             entry = catalog.hardware.get(e.hardware_id)
             name = entry.name if entry is not None else e.hardware_id
             rec = e.record
-            items = [QTableWidgetItem(f"{e.devices}× {name}" if e.devices > 1 else name),
-                     QTableWidgetItem(e.engine.value), SortItem(str(rec.runs), rec.runs),
-                     SortItem(str(rec.models), rec.models)]
+            items = [
+                QTableWidgetItem(f"{e.devices}× {name}" if e.devices > 1 else name),
+                QTableWidgetItem(e.engine.value),
+                SortItem(str(rec.runs), rec.runs),
+                SortItem(str(rec.models), rec.models),
+            ]
             items += [SortItem(f"{v:.2f}", v) for v in (rec.median, rec.low, rec.high)]
             # none: no training runs on this architecture or chip, its η is its class's
             hw = to_hardware(entry) if entry is not None else None

@@ -18,12 +18,13 @@ from advisor.atomic import write_atomic
 from advisor.core.curves import Axis
 from advisor.core.fmt import num
 from advisor.ui import theme
-from advisor.ui.plots.base import PlotView, TokPlot
+from advisor.ui.plots.base import TokPlot
 from advisor.ui.plots.batch_plot import BatchPlot
 from advisor.ui.plots.context_plot import ContextPlot
 from advisor.ui.plots.labels import Label, Labels
 from advisor.ui.plots.params_plot import ParamsPlot
 from advisor.ui.plots.titles import scenario_title
+from advisor.ui.plots.view import PlotView
 from advisor.ui.store import Extras, Snapshot
 
 SLIDE_SIZE = (1920, 1080)
@@ -60,8 +61,13 @@ def paint_widget(widget: QWidget, size: tuple[int, int], prepare: Callable[[], N
     return image
 
 
-def slide_plot(axis: Axis, snap: Snapshot, extras: Extras | None = None, text_scale: float = SLIDE_TEXT_SCALE,
-               min_pt: float = SLIDE_MIN_PT) -> PlotView:
+def slide_plot(
+    axis: Axis,
+    snap: Snapshot,
+    extras: Extras | None = None,
+    text_scale: float = SLIDE_TEXT_SCALE,
+    min_pt: float = SLIDE_MIN_PT,
+) -> PlotView:
     """A plot drawn for a slide, in a view of its own: bigger type (none below `min_pt`), the
     scenario's decode speed written at its marker, same data."""
     plot = PLOT_CLASSES[axis]()
@@ -74,8 +80,12 @@ def slide_plot(axis: Axis, snap: Snapshot, extras: Extras | None = None, text_sc
     if plot.marker.at is not None and speed is not None:
         x, y = plot.marker.at
         below = axis == "params"  # above the point the model-size plot names the chosen model
-        plot.labels.set_labels([*plot.labels.labels, Label(x, y, f"  {num(speed)} tok/s", theme.REALISTIC,
-                                                           (0.0, -0.15 if below else 1.15), bold=True)])
+        plot.labels.set_labels(
+            [
+                *plot.labels.labels,
+                Label(x, y, f"  {num(speed)} tok/s", theme.REALISTIC, (0.0, -0.15 if below else 1.15), bold=True),
+            ]
+        )
     plot.scale_text(text_scale)
     for item in plot.items:  # smaller label sets (the catalog models' names) up to the minimum too
         if isinstance(item, Labels) and item.point_size < min_pt:
@@ -91,8 +101,11 @@ def headline(snap: Snapshot) -> str:
         return f"Does not run: needs {num(r.total_gb)} GB"
     lo, hi = r.decode_low_tok_s, r.decode_high_tok_s
     band = f" ({num(lo)}–{num(hi)})" if lo is not None and hi is not None else ""
-    room = f"{num(r.total_gb)} of {num(r.fast_capacity_gb)} GB" if r.fast_capacity_gb is not None else \
-        f"{num(r.total_gb)} GB"
+    room = (
+        f"{num(r.total_gb)} of {num(r.fast_capacity_gb)} GB"
+        if r.fast_capacity_gb is not None
+        else f"{num(r.total_gb)} GB"
+    )
     parts = [f"Decode {num(r.decode_tok_s)} tok/s{band}"]
     if r.ttft_s is not None:
         parts.append(f"first token {num(r.ttft_s)} s")
@@ -102,8 +115,7 @@ def headline(snap: Snapshot) -> str:
     return " · ".join(parts)
 
 
-def plot_image(axis: Axis, snap: Snapshot, extras: Extras | None = None,
-               size: tuple[int, int] = SLIDE_SIZE) -> QImage:
+def plot_image(axis: Axis, snap: Snapshot, extras: Extras | None = None, size: tuple[int, int] = SLIDE_SIZE) -> QImage:
     """The slide PNG's image; the type scales with the height (28 px at 1080 lines)."""
     k = size[1] / SLIDE_SIZE[1]
     plot = slide_plot(axis, snap, extras, text_scale=k * SLIDE_TEXT_SCALE, min_pt=k * SLIDE_MIN_PT)
@@ -113,8 +125,7 @@ def plot_image(axis: Axis, snap: Snapshot, extras: Extras | None = None,
         plot.deleteLater()
 
 
-def dashboard_image(snap: Snapshot, extras: Extras | None, title: str,
-                    size: tuple[int, int] = SLIDE_SIZE) -> QImage:
+def dashboard_image(snap: Snapshot, extras: Extras | None, title: str, size: tuple[int, int] = SLIDE_SIZE) -> QImage:
     """All three plots laid out for a slide (context large on the left), under a title."""
     from PySide6.QtWidgets import QGridLayout
 
@@ -123,8 +134,10 @@ def dashboard_image(snap: Snapshot, extras: Extras | None, title: str,
     grid = QGridLayout(page)
     grid.setContentsMargins(0, 0, 0, 0)
     # Three plots share the slide: the type a step smaller than a single plot's.
-    plots = {axis: slide_plot(axis, snap, extras, text_scale=0.75 * SLIDE_TEXT_SCALE, min_pt=0.75 * SLIDE_MIN_PT)
-             for axis in PLOT_CLASSES}
+    plots = {
+        axis: slide_plot(axis, snap, extras, text_scale=0.75 * SLIDE_TEXT_SCALE, min_pt=0.75 * SLIDE_MIN_PT)
+        for axis in PLOT_CLASSES
+    }
     for view in plots.values():
         view.plot.set_title(view.plot.base_title, size_pt=20)
     grid.addWidget(plots["context"], 0, 0, 2, 1)

@@ -61,8 +61,9 @@ def field_tooltip(model: type[BaseModel], name: str) -> str:
     return " ".join(parts)
 
 
-def spin_for(model: type[BaseModel], name: str, decimals: int = 2, auto_text: str | None = None,
-             maximum: float | None = None) -> QSpinBox | QDoubleSpinBox:
+def spin_for(
+    model: type[BaseModel], name: str, decimals: int = 2, auto_text: str | None = None, maximum: float | None = None
+) -> QSpinBox | QDoubleSpinBox:
     """A spin box for one numeric field. Optional fields get an `auto_text` shown at the minimum
     (the value that means "use the default")."""
     info = model.model_fields[name]
@@ -80,7 +81,7 @@ def spin_for(model: type[BaseModel], name: str, decimals: int = 2, auto_text: st
     else:
         box = QDoubleSpinBox()
         box.setDecimals(decimals)
-        step = 10 ** -decimals
+        step = 10**-decimals
         lo_f = lo + step if strict else lo
         box.setRange(lo_f - (step if optional else 0.0), hi)
         box.setGroupSeparatorShown(True)

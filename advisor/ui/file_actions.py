@@ -39,8 +39,9 @@ class SavesToFile:
 
     def save_as(self) -> None:
         assert isinstance(self, QWidget)
-        path, _ = QFileDialog.getSaveFileName(self, self.save_title, str(start_folder(self) / self.suggested_name()),
-                                              self.file_filter)
+        path, _ = QFileDialog.getSaveFileName(
+            self, self.save_title, str(start_folder(self) / self.suggested_name()), self.file_filter
+        )
         if path:
             self.last_folder = Path(path).parent
             self.save_to(Path(path))

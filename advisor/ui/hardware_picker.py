@@ -22,16 +22,23 @@ class HardwarePicker(QDialog):
         self.setWindowTitle("Which hardware is this?")
         self.window_ = window
         store = window.store
-        intro = QLabel(f"The advisor could not match this machine to a catalog entry.<br>"
-                       f"It found: <i>{escape(found)}</i>.<br><br>"
-                       "Pick the closest hardware (search by name); you can change it any time in the Hardware panel.")
+        intro = QLabel(
+            f"The advisor could not match this machine to a catalog entry.<br>"
+            f"It found: <i>{escape(found)}</i>.<br><br>"
+            "Pick the closest hardware (search by name); you can change it any time in the Hardware panel."
+        )
         intro.setWordWrap(True)
-        self.list = CatalogList("Search hardware: 4060 laptop, m3 max, strix, ryzen…",
-                                ["Hardware", "Memory", "Bandwidth"], group=hardware_group, row=hardware_row,
-                                tooltip=hardware_tooltip)
+        self.list = CatalogList(
+            "Search hardware: 4060 laptop, m3 max, strix, ryzen…",
+            ["Hardware", "Memory", "Bandwidth"],
+            group=hardware_group,
+            row=hardware_row,
+            tooltip=hardware_tooltip,
+        )
         order = list(HARDWARE_CLASS_LABELS)
-        self.list.set_entries(sorted(store.catalog.hardware.values(),
-                                     key=lambda e: (order.index(e.kind), -e.bandwidth_gbps)))
+        self.list.set_entries(
+            sorted(store.catalog.hardware.values(), key=lambda e: (order.index(e.kind), -e.bandwidth_gbps))
+        )
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
         buttons.button(QDialogButtonBox.StandardButton.Cancel).setText("Not now")
         buttons.rejected.connect(self.reject)

@@ -67,8 +67,7 @@ def apply_import(window: QWidget, path: Path, entry: ModelEntry, quant: Quant | 
     return True
 
 
-def start_import(window: QWidget, path: Path,
-                 on_done: Callable[[ModelEntry], object] | None = None) -> Task:
+def start_import(window: QWidget, path: Path, on_done: Callable[[ModelEntry], object] | None = None) -> Task:
     """Read `path` in a worker thread behind a busy dialog with Cancel; save and switch only when the
     read finished uncancelled, so a cancel changes nothing (no entry saved, no undo step)."""
     task = Task(lambda: read_model_file(path), window)
@@ -79,8 +78,11 @@ def start_import(window: QWidget, path: Path,
             on_done(entry)
 
     task.succeeded.connect(done)
-    task.failed.connect(lambda err: window.error(  # type: ignore[attr-defined]
-        "Cannot import model", failure_message(err, path.name)))
+    task.failed.connect(
+        lambda err: window.error(  # type: ignore[attr-defined]
+            "Cannot import model", failure_message(err, path.name)
+        )
+    )
     busy_dialog(window, "Import model", f"Reading {path.name}…", task)
     task.start()
     return task
@@ -89,5 +91,10 @@ def start_import(window: QWidget, path: Path,
 def import_model_dialog(window: QWidget) -> None:
     path, _ = QFileDialog.getOpenFileName(window, "Import model", "", FILTER)
     if path:
-        start_import(window, Path(path), lambda _entry: QMessageBox.information(
-            window, "Model imported", f"Saved as a custom catalog entry in {user_catalog_dir()}."))
+        start_import(
+            window,
+            Path(path),
+            lambda _entry: QMessageBox.information(
+                window, "Model imported", f"Saved as a custom catalog entry in {user_catalog_dir()}."
+            ),
+        )

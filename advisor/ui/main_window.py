@@ -49,11 +49,13 @@ SCENARIO_FILTER = "Advisor scenario (*.json)"
 
 def about_text() -> str:
     """Version, the one formula, and where the user's own files live (never inside the app bundle)."""
-    return (f"<b>LLM speed advisor</b> {escape(advisor.__version__)}<br>"
-            "tok/s ≈ η × bandwidth ÷ bytes read per token.<br>"
-            "Catalog figures cite their sources; estimates are marked.<br><br>"
-            f"Settings: {escape(str(config_dir()))}<br>"
-            f"Your catalog entries: {escape(str(user_catalog_dir()))}")
+    return (
+        f"<b>LLM speed advisor</b> {escape(advisor.__version__)}<br>"
+        "tok/s ≈ η × bandwidth ÷ bytes read per token.<br>"
+        "Catalog figures cite their sources; estimates are marked.<br><br>"
+        f"Settings: {escape(str(config_dir()))}<br>"
+        f"Your catalog entries: {escape(str(user_catalog_dir()))}"
+    )
 
 
 def _scroll(widget: QWidget) -> QScrollArea:
@@ -69,8 +71,9 @@ class MainWindow(ExportsToFiles, SavesToFile, QMainWindow):
     open_title = "Open scenario"
     save_title, default_name, file_filter = "Save scenario", "scenario.json", SCENARIO_FILTER
 
-    def __init__(self, store: Store, settings: Settings | None = None,
-                 importer: Callable[[QWidget], None] | None = None) -> None:
+    def __init__(
+        self, store: Store, settings: Settings | None = None, importer: Callable[[QWidget], None] | None = None
+    ) -> None:
         super().__init__()
         self.store = store
         self.settings = settings or Settings()
@@ -148,8 +151,14 @@ class MainWindow(ExportsToFiles, SavesToFile, QMainWindow):
         self._history()
 
     # --- menus ----------------------------------------------------------------------------
-    def _action(self, menu: object, text: str, slot: Callable[[], object],
-                shortcut: QKeySequence | QKeySequence.StandardKey | str | None = None, tip: str = "") -> QAction:
+    def _action(
+        self,
+        menu: object,
+        text: str,
+        slot: Callable[[], object],
+        shortcut: QKeySequence | QKeySequence.StandardKey | str | None = None,
+        tip: str = "",
+    ) -> QAction:
         act = QAction(text, self)
         if shortcut is not None:
             act.setShortcut(QKeySequence(shortcut))
@@ -168,8 +177,13 @@ class MainWindow(ExportsToFiles, SavesToFile, QMainWindow):
         self._action(f, "Save scenario &as…", self.save_as, QKeySequence.StandardKey.SaveAs)
         f.addSeparator()
         for axis, key in zip(AXES, ("1", "2", "3"), strict=True):
-            self._action(f, f"Export {axis} plot as PNG…", partial(self.export_plot, axis), f"Ctrl+{key}",
-                         "1920×1080 PNG for slides")
+            self._action(
+                f,
+                f"Export {axis} plot as PNG…",
+                partial(self.export_plot, axis),
+                f"Ctrl+{key}",
+                "1920×1080 PNG for slides",
+            )
         self._action(f, "Export &dashboard as PNG…", self.export_dashboard, "Ctrl+E")
         self._action(f, "&Copy context plot to clipboard", lambda: self.copy_plot("context"), "Ctrl+Shift+C")
         for axis in AXES:
@@ -180,15 +194,29 @@ class MainWindow(ExportsToFiles, SavesToFile, QMainWindow):
         self.undo_action = self._action(e, "&Undo", self.store.undo, QKeySequence.StandardKey.Undo)
         self.redo_action = self._action(e, "&Redo", self.store.redo, QKeySequence.StandardKey.Redo)
         t = bar.addMenu("&Tools")
-        self._action(t, "&Compare machines…", self.compare, "Ctrl+M",
-                     "Machines side by side with price, best under a budget, what it would take")
-        self._action(t, "&Measure your own…", self.measure, "Ctrl+B",
-                     "Paste llama-bench output (or a measured tok/s) to fit η for this machine; test RAM bandwidth")
+        self._action(
+            t,
+            "&Compare machines…",
+            self.compare,
+            "Ctrl+M",
+            "Machines side by side with price, best under a budget, what it would take",
+        )
+        self._action(
+            t,
+            "&Measure your own…",
+            self.measure,
+            "Ctrl+B",
+            "Paste llama-bench output (or a measured tok/s) to fit η for this machine; test RAM bandwidth",
+        )
         v = bar.addMenu("&View")
         self._action(v, "&Feel it…", self.feel_it, "F5", "Stream sample text at the predicted speed")
         self.published_action = self._action(
-            v, "Show &published runs", lambda: self.set_show_published(self.published_action.isChecked()),
-            "Ctrl+Shift+P", "Squares for published llama-bench runs on this machine, on the plots and their exports")
+            v,
+            "Show &published runs",
+            lambda: self.set_show_published(self.published_action.isChecked()),
+            "Ctrl+Shift+P",
+            "Squares for published llama-bench runs on this machine, on the plots and their exports",
+        )
         self.published_action.setCheckable(True)
         self.published_action.setChecked(self.settings.show_published)
         for key, dock in self.docks.items():
@@ -197,8 +225,13 @@ class MainWindow(ExportsToFiles, SavesToFile, QMainWindow):
             v.addAction(act)
             _ = key
         h = bar.addMenu("&Help")
-        self._action(h, "How &accurate is it?…", self.accuracy, None,
-                     "Every catalog machine's published runs against the model, and the fitted terms")
+        self._action(
+            h,
+            "How &accurate is it?…",
+            self.accuracy,
+            None,
+            "Every catalog machine's published runs against the model, and the fitted terms",
+        )
         self._action(h, "&About", self.about)
         self._fill_recent()
 
@@ -244,8 +277,11 @@ class MainWindow(ExportsToFiles, SavesToFile, QMainWindow):
         r = snap.result
         speed = f"{r.decode_tok_s:.1f} tok/s" if r.decode_tok_s is not None else "does not run"
         name = self.current_file.name if self.current_file else "untitled"
-        room = (f"{r.total_gb:.1f} of {r.fast_capacity_gb:.1f} GB" if r.fast_capacity_gb is not None
-                else f"{r.total_gb:.1f} GB (memory size not given)")
+        room = (
+            f"{r.total_gb:.1f} of {r.fast_capacity_gb:.1f} GB"
+            if r.fast_capacity_gb is not None
+            else f"{r.total_gb:.1f} GB (memory size not given)"
+        )
         self.status.setText(f"{name} · {speed} · {room}")
 
     # --- files ----------------------------------------------------------------------------
@@ -328,18 +364,27 @@ class MainWindow(ExportsToFiles, SavesToFile, QMainWindow):
         side = max(min(400, size.width() * 27 // 100), 260)
         self.resizeDocks([self.docks["hardware"], self.docks["numbers"]], [side, side], Qt.Orientation.Horizontal)
         column = max(size.height() - 80, 300)  # less the menu and status bars
-        self.resizeDocks([self.docks["hardware"], self.docks["workload"]], [column // 2, column - column // 2],
-                         Qt.Orientation.Vertical)
-        self.resizeDocks([self.docks["numbers"], self.docks["recommend"]], [column * 3 // 5, column * 2 // 5],
-                         Qt.Orientation.Vertical)
+        self.resizeDocks(
+            [self.docks["hardware"], self.docks["workload"]],
+            [column // 2, column - column // 2],
+            Qt.Orientation.Vertical,
+        )
+        self.resizeDocks(
+            [self.docks["numbers"], self.docks["recommend"]],
+            [column * 3 // 5, column * 2 // 5],
+            Qt.Orientation.Vertical,
+        )
 
     def layout_state(self) -> tuple[str, str]:
-        return (bytes(self.saveGeometry().toBase64().data()).decode(),
-                bytes(self.saveState().toBase64().data()).decode())
+        return (
+            bytes(self.saveGeometry().toBase64().data()).decode(),
+            bytes(self.saveState().toBase64().data()).decode(),
+        )
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt's name
         geometry, state = self.layout_state()
-        self.settings = self.settings.model_copy(update={"session": self.store.session, "window_geometry": geometry,
-                                                         "window_state": state})
+        self.settings = self.settings.model_copy(
+            update={"session": self.store.session, "window_geometry": geometry, "window_state": state}
+        )
         self.closed_settings = self.settings
         event.accept()

@@ -43,8 +43,9 @@ class BandwidthThread(QThread):
 
     def run(self) -> None:
         try:
-            result = measure_bandwidth(self.seconds, self.size_bytes, progress=self.progressed.emit,
-                                       cancelled=self._stop.is_set)
+            result = measure_bandwidth(
+                self.seconds, self.size_bytes, progress=self.progressed.emit, cancelled=self._stop.is_set
+            )
         except (MemoryError, ValueError) as err:
             self.failed.emit(f"The bandwidth test could not run: {err or type(err).__name__}")
             return

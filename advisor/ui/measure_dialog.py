@@ -45,9 +45,11 @@ from advisor.ui.store import Store
 from advisor.ui.workers import SHOW_AFTER_MS, Task, failure_message
 
 COLUMNS = ("Test", "ngl", "Measured", "Ceiling η=1", "Implied η", "With your η", "Shipped model", "Note")
-PLACEHOLDER = ("Paste what llama-bench printed — the markdown table (with its header line), or its "
-               "-o json / -o jsonl output. For example:\n\n"
-               "llama-bench -m model.gguf -p 512 -n 128 -d 0,4096,16384 -fa 1")
+PLACEHOLDER = (
+    "Paste what llama-bench printed — the markdown table (with its header line), or its "
+    "-o json / -o jsonl output. For example:\n\n"
+    "llama-bench -m model.gguf -p 512 -n 128 -d 0,4096,16384 -fa 1"
+)
 
 
 class MeasureDialog(BandwidthSection, QDialog):
@@ -74,8 +76,10 @@ class MeasureDialog(BandwidthSection, QDialog):
         self.typed.setDecimals(2)
         self.typed.setSpecialValueText("—")
         self.typed.setSuffix(" tok/s")
-        self.typed.setToolTip("A decode speed you measured yourself for exactly the current scenario "
-                              "(its context, streams and offload); leave at — to use only the pasted rows")
+        self.typed.setToolTip(
+            "A decode speed you measured yourself for exactly the current scenario "
+            "(its context, streams and offload); leave at — to use only the pasted rows"
+        )
         self.typed_label = QLabel()
         self.fit_button = QPushButton("Fit η")
         self.fit_button.setDefault(True)
@@ -142,9 +146,11 @@ class MeasureDialog(BandwidthSection, QDialog):
             f"<b>{escape(s.quant.name)}</b> ({s.quant.bits_per_weight:g} bits per weight). Run llama-bench with "
             "that model file on that machine, paste its output, and the advisor fits the share of bandwidth "
             "(η decode) and of compute (η prefill) your machine really gets. Saved, η means exactly "
-            "η × ceiling from then on, whenever you pick this hardware.")
-        self.typed_label.setText(f"…or a decode speed you measured for this scenario (at its "
-                                 f"{s.workload.context:,}-token context):")
+            "η × ceiling from then on, whenever you pick this hardware."
+        )
+        self.typed_label.setText(
+            f"…or a decode speed you measured for this scenario (at its {s.workload.context:,}-token context):"
+        )
         self._update_apply_label()
         if self._fitted_for is not None and self._fit_key(s, self.rows) != self._fitted_for:
             self.save_button.setEnabled(False)
@@ -238,10 +244,17 @@ class MeasureDialog(BandwidthSection, QDialog):
     def _show_rows(self, fitted: list[RowFit], skipped: list[tuple[BenchRow, str]]) -> None:
         self.table.setRowCount(len(fitted) + len(skipped))
         for i, r in enumerate(fitted):
-            shipped = (f"{r.shipped:.1f} ({100 * (r.shipped_error or 0):+.0f} %)" if r.shipped else "—")
-            cells = (r.row.label, _ngl(r.row), f"{r.row.tok_s:.2f}", f"{r.ceiling:.1f}", f"{r.implied_eta:.3f}",
-                     f"{r.predicted:.1f} ({100 * r.residual:+.1f} %)", shipped,
-                     "η > 1: faster than the ceiling" if r.implied_eta > 1 else "")
+            shipped = f"{r.shipped:.1f} ({100 * (r.shipped_error or 0):+.0f} %)" if r.shipped else "—"
+            cells = (
+                r.row.label,
+                _ngl(r.row),
+                f"{r.row.tok_s:.2f}",
+                f"{r.ceiling:.1f}",
+                f"{r.implied_eta:.3f}",
+                f"{r.predicted:.1f} ({100 * r.residual:+.1f} %)",
+                shipped,
+                "η > 1: faster than the ceiling" if r.implied_eta > 1 else "",
+            )
             self._set_row(i, cells)
         for j, (row, why) in enumerate(skipped, start=len(fitted)):
             self._set_row(j, (row.label, _ngl(row), f"{row.tok_s:.2f}", "", "", "", "", f"not used: {why}"))
@@ -259,8 +272,10 @@ class MeasureDialog(BandwidthSection, QDialog):
             lines.append(f"<b>{escape(f.summary())}</b>")
             shipped = f.shipped_median_abs_error
             if shipped is not None:
-                lines.append(f"On these rows the shipped model is off by a median {100 * shipped:.1f} %; "
-                             f"your η by {100 * f.median_abs_residual:.1f} %.")
+                lines.append(
+                    f"On these rows the shipped model is off by a median {100 * shipped:.1f} %; "
+                    f"your η by {100 * f.median_abs_residual:.1f} %."
+                )
         if fit.decode is None:
             lines.append("No tg rows: decode η is not fitted (run llama-bench with -n).")
         if fit.prefill is None:
@@ -280,8 +295,15 @@ class MeasureDialog(BandwidthSection, QDialog):
         base = store.catalog.hardware.get(session.hardware_id) if session.hardware_id else None
         s = session.scenario
         try:
-            entry = measured_entry(base, s.hardware, fit, model_id=session.model_id, quant_id=session.quant_id,
-                                   when=_dt.date.today().isoformat(), model_name=f"{s.model.name} {s.quant.name}")
+            entry = measured_entry(
+                base,
+                s.hardware,
+                fit,
+                model_id=session.model_id,
+                quant_id=session.quant_id,
+                when=_dt.date.today().isoformat(),
+                model_name=f"{s.model.name} {s.quant.name}",
+            )
             save_entry("hardware", entry, user_catalog_dir())
         except (UserStoreError, OSError, ValueError) as err:  # ValueError: an entry that does not validate
             self._error(f"Not saved: {err}")
@@ -298,8 +320,10 @@ class MeasureDialog(BandwidthSection, QDialog):
         data["hardware_id"] = entry.id
         store.set_session(data, f"Use measured η ({entry.name})")
         self.saved = entry
-        self.summary.setText(self.summary.text() + f"<br>Saved as <b>{escape(entry.name)}</b> "
-                             f"({escape(entry.id)}) in {escape(str(user_catalog_dir()))}; it is selected now.")
+        self.summary.setText(
+            self.summary.text() + f"<br>Saved as <b>{escape(entry.name)}</b> "
+            f"({escape(entry.id)}) in {escape(str(user_catalog_dir()))}; it is selected now."
+        )
         return entry
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt's name

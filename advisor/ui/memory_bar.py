@@ -85,8 +85,11 @@ class MemoryBar(QWidget):
         lay.addWidget(self.legend)
 
     def set_result(self, r: Result) -> None:
-        parts = [("weights", r.weights_gb + r.draft_gb, WEIGHTS), ("KV cache", r.kv_gb, KV),
-                 ("overhead", r.overhead_gb, OVERHEAD)]
+        parts = [
+            ("weights", r.weights_gb + r.draft_gb, WEIGHTS),
+            ("KV cache", r.kv_gb, KV),
+            ("overhead", r.overhead_gb, OVERHEAD),
+        ]
         cap = r.fast_capacity_gb if r.fast_capacity_gb is not None else r.total_gb  # unknown: the bar is the need
         host = r.offloaded_fraction * r.total_gb if r.runs else 0.0
         self.strip.parts, self.strip.capacity, self.strip.host_gb = parts, max(cap, 1e-9), host
@@ -99,11 +102,16 @@ class MemoryBar(QWidget):
         elif free > 0:
             items.append(f"{_swatch(FREE)} free {num(free)} GB")
         if host > 0:
-            items.append(f"{_swatch(HOST, hatched=True)} in host RAM {num(host)} GB "
-                         f"({r.offloaded_fraction:.0%} of it, past the line)")
+            items.append(
+                f"{_swatch(HOST, hatched=True)} in host RAM {num(host)} GB "
+                f"({r.offloaded_fraction:.0%} of it, past the line)"
+            )
         if over > 0 and not r.runs:
             items.append(f"<span style='color:{theme.CLIFF}'>{num(over)} GB more than fast and host memory hold</span>")
         self.legend.setText(" &nbsp;".join(items))
-        self.setToolTip(" · ".join(f"{n} {num(v)} GB" for n, v, _ in parts)
-                        + f" · fast memory {num(cap)} GB" + (f" · host RAM {num(host)} GB" if host else ""))
+        self.setToolTip(
+            " · ".join(f"{n} {num(v)} GB" for n, v, _ in parts)
+            + f" · fast memory {num(cap)} GB"
+            + (f" · host RAM {num(host)} GB" if host else "")
+        )
         self.strip.update()

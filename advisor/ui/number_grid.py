@@ -41,8 +41,9 @@ class Row:
 
 
 class NumberGrid(QWidget):
-    def __init__(self, rows: list[tuple[str, str, str]], bold: tuple[str, ...] = (),
-                 parent: QWidget | None = None) -> None:
+    def __init__(
+        self, rows: list[tuple[str, str, str]], bold: tuple[str, ...] = (), parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.rows = [Row(key, title, tip, key in bold) for key, title, tip in rows]
         self._index = {r.key: i for i, r in enumerate(self.rows)}

@@ -20,6 +20,7 @@ from advisor.ui.text_strip import TextStrip
 
 STEPS_DELAY_MS = 80
 
+
 def short_url(url: str, keep: int = 48) -> str:
     """The address without its scheme, cut to `keep` characters: the link itself is the full one."""
     bare = url.split("://", 1)[-1]
@@ -35,17 +36,20 @@ def run_line(r: Published) -> str:
 class NumbersPanel(QWidget):
     def __init__(self, store: Store, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.grid = NumberGrid([
-            ("decode", "Decode", "Realistic tok/s for each stream (η band in brackets)"),
-            ("ceiling", "Ceiling", "Bandwidth ÷ bytes read per token: no engine beats this without speculation"),
-            ("aggregate", "Aggregate", "tok/s across all concurrent streams"),
-            ("prefill", "Prefill", "Prompt tokens per second (compute-bound)"),
-            ("ttft", "Time to first token", "Prompt ÷ prefill rate"),
-            ("itl", "Inter-token", "1000 ÷ decode: the gap between tokens on screen"),
-            ("response", "Response", "TTFT + output ÷ decode"),
-            ("rph", "Requests/hour", "streams × 3600 ÷ response time"),
-            ("memory", "Memory", "Weights + KV + overhead against fast memory"),
-        ], bold=("decode",))
+        self.grid = NumberGrid(
+            [
+                ("decode", "Decode", "Realistic tok/s for each stream (η band in brackets)"),
+                ("ceiling", "Ceiling", "Bandwidth ÷ bytes read per token: no engine beats this without speculation"),
+                ("aggregate", "Aggregate", "tok/s across all concurrent streams"),
+                ("prefill", "Prefill", "Prompt tokens per second (compute-bound)"),
+                ("ttft", "Time to first token", "Prompt ÷ prefill rate"),
+                ("itl", "Inter-token", "1000 ÷ decode: the gap between tokens on screen"),
+                ("response", "Response", "TTFT + output ÷ decode"),
+                ("rph", "Requests/hour", "streams × 3600 ÷ response time"),
+                ("memory", "Memory", "Weights + KV + overhead against fast memory"),
+            ],
+            bold=("decode",),
+        )
         self.bar = MemoryBar()
         self.verdict = TextStrip(lines=2)
         # A text browser, not a word-wrapped label: new text re-lays out only itself, not the dock.
@@ -80,31 +84,44 @@ class NumbersPanel(QWidget):
             return f"{num(x)} tok/s" if x is not None else "—"
 
         if not r.runs:
-            self.verdict.setText("<span style='font-size:14pt; color:#D55E00'><b>Does not run</b></span> — "
-                                 "weights and KV exceed fast and host memory together.")
+            self.verdict.setText(
+                "<span style='font-size:14pt; color:#D55E00'><b>Does not run</b></span> — "
+                "weights and KV exceed fast and host memory together."
+            )
         else:
             color = theme.FEEL_COLOR[r.interactive_class].darker(140).name() if r.interactive_class else theme.AXIS
             feel = r.interactive_class.value if r.interactive_class else ""
             where = "fits in fast memory" if r.fits else f"{r.offloaded_fraction:.0%} offloaded: on the cliff"
-            self.verdict.setText(f"<span style='font-size:16pt; color:{color}'><b>{num(r.decode_tok_s or 0)} tok/s</b>"
-                                 f"</span> &nbsp; {feel} · {where}")
+            self.verdict.setText(
+                f"<span style='font-size:16pt; color:{color}'><b>{num(r.decode_tok_s or 0)} tok/s</b>"
+                f"</span> &nbsp; {feel} · {where}"
+            )
         g = self.grid
-        g.set_value("decode", f"{tok(r.decode_tok_s)} ({num(r.decode_low_tok_s or 0)}–{num(r.decode_high_tok_s or 0)})"
-                    if r.runs else "does not run")
+        g.set_value(
+            "decode",
+            f"{tok(r.decode_tok_s)} ({num(r.decode_low_tok_s or 0)}–{num(r.decode_high_tok_s or 0)})"
+            if r.runs
+            else "does not run",
+        )
         g.set_value("ceiling", tok(r.decode_ceiling_tok_s) + (" — beaten by speculation" if r.exceeds_ceiling else ""))
         g.set_value("aggregate", f"{tok(r.aggregate_tok_s)} over {w.streams} stream{'s' if w.streams > 1 else ''}")
         g.set_value("prefill", tok(r.prefill_tok_s) + (" (measured)" if w.prefill_rate else ""))
         g.set_value("ttft", f"{num(r.ttft_s)} s for {w.prompt_tokens:,} tokens" if r.ttft_s is not None else "—")
         g.set_value("itl", f"{num(r.inter_token_ms)} ms" if r.inter_token_ms is not None else "—")
-        g.set_value("response", f"{num(r.response_s)} s for {w.output_tokens:,} tokens"
-                    if r.response_s is not None else "—")
+        g.set_value(
+            "response", f"{num(r.response_s)} s for {w.output_tokens:,} tokens" if r.response_s is not None else "—"
+        )
         g.set_value("rph", num(r.requests_per_hour, 4) if r.requests_per_hour is not None else "—")
         if r.fast_capacity_gb is None:
             g.set_value("memory", f"{num(r.total_gb)} GB needed; memory size not given")
         else:
             over = r.total_gb - r.fast_capacity_gb
-            g.set_value("memory", f"{num(r.total_gb)} GB of {num(r.fast_capacity_gb)} GB"
-                        + (f" — {num(over)} GB over" if over > 0 else ""), QColor(theme.CLIFF) if over > 0 else None)
+            g.set_value(
+                "memory",
+                f"{num(r.total_gb)} GB of {num(r.fast_capacity_gb)} GB"
+                + (f" — {num(over)} GB over" if over > 0 else ""),
+                QColor(theme.CLIFF) if over > 0 else None,
+            )
         self.bar.set_result(r)
         if snap.session != self._steps_session:
             self._steps_timer.start()
@@ -119,8 +136,9 @@ class NumbersPanel(QWidget):
             return []
         out = [f"<b>Published</b>: {escape(view.machine.text())} (squares on the plots where they fit)"]
         if view.runs:
-            out.append("Runs of this model and quant here, each beside the model for that run's context, "
-                       "backend and build:")
+            out.append(
+                "Runs of this model and quant here, each beside the model for that run's context, backend and build:"
+            )
         out += [run_line(r) for r in view.runs]
         if view.more:
             out.append(f"&nbsp;• and {view.more} more")

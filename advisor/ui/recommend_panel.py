@@ -68,7 +68,8 @@ class RecommendPanel(QWidget):
         self.header.setText(
             f"Best catalog model that fits <b>{escape(hw.name)}</b> and decodes at ≥ {num(rec.threshold_tok_s)} "
             f"tok/s at {w.context:,} tokens × {w.streams} stream{'s' if w.streams > 1 else ''} "
-            f"(quants ≥ {num(w.min_bits)} bpw):")
+            f"(quants ≥ {num(w.min_bits)} bpw):"
+        )
         self.ranking.setText(escape(ranking_text(rec)))
         shown: list[tuple[str, Candidate]] = []
         if rec.pick is not None:
@@ -86,8 +87,10 @@ class RecommendPanel(QWidget):
             weight = "<b>" if role.startswith("★") else ""
             current = (c.model_key, c.quant_key) == (snap.session.model_id, snap.session.quant_id)
             mark = " <span style='color:#009E73'>✓ current</span>" if current else ""
-            text.setText(f"<span style='{style}'>{weight}{role}: {escape(c.model_name)} · {escape(c.quant_name)}"
-                         f"{'</b>' if weight else ''}{mark} — {escape(c.reason)}</span>")
+            text.setText(
+                f"<span style='{style}'>{weight}{role}: {escape(c.model_name)} · {escape(c.quant_name)}"
+                f"{'</b>' if weight else ''}{mark} — {escape(c.reason)}</span>"
+            )
             button.setText("Current" if current else "Apply")
             button.setEnabled(not current)
             text.show()

@@ -34,8 +34,10 @@ def _frame(widget: QWidget) -> QSize:
 
 def fitted_size(want: QSize, avail: QRect, frame: QSize = FRAME_ALLOWANCE) -> QSize:
     """`want` shrunk so that it, with its frame, fits `avail`."""
-    return QSize(max(min(want.width(), avail.width() - frame.width()), 200),
-                 max(min(want.height(), avail.height() - frame.height()), 150))
+    return QSize(
+        max(min(want.width(), avail.width() - frame.width()), 200),
+        max(min(want.height(), avail.height() - frame.height()), 150),
+    )
 
 
 def clamp_to(widget: QWidget, avail: QRect | None = None) -> None:
@@ -54,8 +56,7 @@ def clamp_to(widget: QWidget, avail: QRect | None = None) -> None:
         widget.move(max(x, avail.left()), max(y, avail.top()))
 
 
-def fit_to_screen(widget: QWidget, preferred: tuple[int, int], avail: QRect | None = None,
-                  center: bool = True) -> None:
+def fit_to_screen(widget: QWidget, preferred: tuple[int, int], avail: QRect | None = None, center: bool = True) -> None:
     """Resize to `preferred` or the available area, whichever is smaller; centred on the screen unless
     `center` is False (a dialog: Qt centres it over its parent when shown)."""
     avail = avail or available_rect(widget)
@@ -63,8 +64,10 @@ def fit_to_screen(widget: QWidget, preferred: tuple[int, int], avail: QRect | No
     widget.resize(size)
     if not center:
         return
-    widget.move(avail.left() + max((avail.width() - size.width() - FRAME_ALLOWANCE.width()) // 2, 0),
-                avail.top() + max((avail.height() - size.height() - FRAME_ALLOWANCE.height()) // 2, 0))
+    widget.move(
+        avail.left() + max((avail.width() - size.width() - FRAME_ALLOWANCE.width()) // 2, 0),
+        avail.top() + max((avail.height() - size.height() - FRAME_ALLOWANCE.height()) // 2, 0),
+    )
 
 
 class ScreenFit(QObject):
@@ -72,9 +75,14 @@ class ScreenFit(QObject):
     available area when it is first shown (its own code may have asked for more)."""
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
-        if (event.type() == QEvent.Type.Show and isinstance(watched, QWidget)
-                and watched.windowType() in (Qt.WindowType.Window, Qt.WindowType.Dialog)  # not menus, tooltips
-                and not watched.property(FITTED) and not watched.isMaximized() and not watched.isFullScreen()):
+        if (
+            event.type() == QEvent.Type.Show
+            and isinstance(watched, QWidget)
+            and watched.windowType() in (Qt.WindowType.Window, Qt.WindowType.Dialog)  # not menus, tooltips
+            and not watched.property(FITTED)
+            and not watched.isMaximized()
+            and not watched.isFullScreen()
+        ):
             watched.setProperty(FITTED, True)
             clamp_to(watched)
         return False

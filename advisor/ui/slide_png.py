@@ -18,8 +18,9 @@ from advisor.ui import export
 from advisor.ui.store import NO_POINTS, Store
 
 
-def write_plot_png(catalog: Catalog, session: Session, axis: Axis, path: Path, size: tuple[int, int],
-                   published: bool = True) -> None:
+def write_plot_png(
+    catalog: Catalog, session: Session, axis: Axis, path: Path, size: tuple[int, int], published: bool = True
+) -> None:
     """Draw the `axis` plot of `session` at `size` and write it to `path` (export.ExportError if it
     cannot). `published=False` leaves out the squares for published runs on this machine."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # read when the QApplication is made; no screen needed

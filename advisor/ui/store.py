@@ -220,8 +220,12 @@ class Store(QObject):
     def _compute(self, session: Session) -> Snapshot:
         s = session.scenario
         # The worked arithmetic is left out: only the numbers panel shows it, once edits pause.
-        return Snapshot(session=session, result=evaluate(s, explain=False),
-                        curves={axis: self._curve(s, axis) for axis in AXES}, published=self._published_points(session))
+        return Snapshot(
+            session=session,
+            result=evaluate(s, explain=False),
+            curves={axis: self._curve(s, axis) for axis in AXES},
+            published=self._published_points(session),
+        )
 
     def setup(self, session: Session | None = None) -> Setup:
         """The session's setup for matching published measurements."""
@@ -237,8 +241,19 @@ class Store(QObject):
             return NO_POINTS
         s = session.scenario
         w = s.workload
-        key = (session.hardware_id, session.model_id, session.quant_id, s.hardware.devices, w.engine, w.streams,
-               s.quant.bits_per_weight, s.model.total_params_b, s.model.layers, w.gpu_layers, w.cpu_moe_layers)
+        key = (
+            session.hardware_id,
+            session.model_id,
+            session.quant_id,
+            s.hardware.devices,
+            w.engine,
+            w.streams,
+            s.quant.bits_per_weight,
+            s.model.total_params_b,
+            s.model.layers,
+            w.gpu_layers,
+            w.cpu_moe_layers,
+        )
         if self._candidates is None or self._candidates[0] != key:
             setup = self.setup(session)
             self._candidates = (key, {axis: candidates(self.catalog.published, setup, axis) for axis in AXES})
@@ -251,8 +266,14 @@ class Store(QObject):
             if old is not None and old[axis][0] == ids:
                 new[axis] = old[axis]
             else:
-                new[axis] = (ids, PointSet(tuple(x for x, _ in picked), tuple(r.tok_s for _, r in picked),
-                                           tuple(r.describe() for _, r in picked)))
+                new[axis] = (
+                    ids,
+                    PointSet(
+                        tuple(x for x, _ in picked),
+                        tuple(r.tok_s for _, r in picked),
+                        tuple(r.describe() for _, r in picked),
+                    ),
+                )
         self._published = new
         return {axis: ps for axis, (_, ps) in new.items()}
 
@@ -268,6 +289,8 @@ class Store(QObject):
 
     def _compute_extras(self, session: Session) -> Extras:
         s = session.scenario
-        return Extras(session=session, recommendation=recommend(s, self._models, self._quants,
-                                                                  standing=standings(self.catalog.models)),
-                      points=model_points(s, self._models))
+        return Extras(
+            session=session,
+            recommendation=recommend(s, self._models, self._quants, standing=standings(self.catalog.models)),
+            points=model_points(s, self._models),
+        )

@@ -78,8 +78,11 @@ class Task(QThread):
 def failure_message(err: BaseException, where: str | None = None) -> str:
     """One line for a task's failure: a reader's own message (its errors are ValueErrors and OSErrors),
     otherwise the kind of error too; prefixed with `where` (the file) when the message does not name it."""
-    text = str(err) if isinstance(err, (ValueError, OSError)) and str(err) else \
-        f"{type(err).__name__}{': ' + str(err) if str(err) else ''}"
+    text = (
+        str(err)
+        if isinstance(err, (ValueError, OSError)) and str(err)
+        else f"{type(err).__name__}{': ' + str(err) if str(err) else ''}"
+    )
     return f"{where}: {text}" if where and where not in text else text
 
 

@@ -71,8 +71,16 @@ class Excluded:
 def config_key(row: Measurement) -> str:
     """A row's configuration (machine × GPU count × model × quant × bits × engine): the unit every
     split of the rows keeps whole (the held-out split here, the cross-validation folds in cv.py)."""
-    return "|".join((row.hardware_name, str(row.gpus), row.model_name, row.quant,
-                     "" if row.bits_per_weight is None else f"{row.bits_per_weight:g}", row.engine))
+    return "|".join(
+        (
+            row.hardware_name,
+            str(row.gpus),
+            row.model_name,
+            row.quant,
+            "" if row.bits_per_weight is None else f"{row.bits_per_weight:g}",
+            row.engine,
+        )
+    )
 
 
 def held_out(row: Measurement) -> bool:
@@ -147,8 +155,9 @@ def build_case(row: Measurement, catalog: Catalog, specs: Mapping[str, HardwareS
     kv_host = "nkvo 1" in row.notes  # llama.cpp -nkvo 1: the KV cache in host RAM, attended by the host CPU
     # -ot exps=CPU and --cpu-moe put every layer's experts in host RAM (--n-cpu-moe N: the first N layers')
     all_experts = row.n_cpu_moe == 0 and ("exps=CPU" in row.notes or "--cpu-moe" in row.notes)
-    weights_on_host = ((ngl is not None and ngl < ALL_LAYERS and (layers is None or ngl < layers))
-                       or row.n_cpu_moe > 0 or all_experts)
+    weights_on_host = (
+        (ngl is not None and ngl < ALL_LAYERS and (layers is None or ngl < layers)) or row.n_cpu_moe > 0 or all_experts
+    )
     on_host = weights_on_host or kv_host
     if weights_on_host and not host_known:
         return Skip(row, "weights in host RAM, but the host's memory is not stated")
@@ -194,12 +203,22 @@ def build_case(row: Measurement, catalog: Catalog, specs: Mapping[str, HardwareS
         scenario = Scenario(hardware=hardware, model=arch, quant=quant, workload=Workload(**work))
     except ValidationError as err:
         return Skip(row, f"scenario: {err.errors()[0]['msg']}")
-    return Case(row=row, scenario=scenario, kind=row_kind(row, on_host), moe=arch.is_moe, hw_class=hardware.kind,
-                engine=engine, aggregate=row.batch > 1, held_out=held_out(row), caveats=tuple(caveats))
+    return Case(
+        row=row,
+        scenario=scenario,
+        kind=row_kind(row, on_host),
+        moe=arch.is_moe,
+        hw_class=hardware.kind,
+        engine=engine,
+        aggregate=row.batch > 1,
+        held_out=held_out(row),
+        caveats=tuple(caveats),
+    )
 
 
-def build_cases(rows: Iterable[Measurement], catalog: Catalog, specs: Mapping[str, HardwareSpec]
-                ) -> tuple[list[Case], list[Skip], list[Excluded]]:
+def build_cases(
+    rows: Iterable[Measurement], catalog: Catalog, specs: Mapping[str, HardwareSpec]
+) -> tuple[list[Case], list[Skip], list[Excluded]]:
     cases: list[Case] = []
     skipped: list[Skip] = []
     excluded: list[Excluded] = []

@@ -110,8 +110,9 @@ def group_stats(cases: Sequence[Case], predicted: NDArray[np.float64]) -> dict[s
     return out
 
 
-def out_of_fold(cases: Sequence[Case], folds: Sequence[int], k: int,
-                fitter: Callable[..., _fit.FitResult] | None = None) -> NDArray[np.float64]:
+def out_of_fold(
+    cases: Sequence[Case], folds: Sequence[int], k: int, fitter: Callable[..., _fit.FitResult] | None = None
+) -> NDArray[np.float64]:
     """Each case predicted by a fit on the other folds (`fitter` defaults to fit.fit)."""
     fitter = fitter or _fit.fit
     pred = np.full(len(cases), np.nan)
@@ -123,8 +124,12 @@ def out_of_fold(cases: Sequence[Case], folds: Sequence[int], k: int,
     return pred
 
 
-def cross_validate(cases: Sequence[Case], k: int = DEFAULT_K, seeds: int = DEFAULT_SEEDS,
-                   fitter: Callable[..., _fit.FitResult] | None = None) -> CVResult:
+def cross_validate(
+    cases: Sequence[Case],
+    k: int = DEFAULT_K,
+    seeds: int = DEFAULT_SEEDS,
+    fitter: Callable[..., _fit.FitResult] | None = None,
+) -> CVResult:
     """K-fold cross-validation by configuration over the training rows of `cases`, seeds 0..seeds−1."""
     if seeds < 1:
         raise ValueError(f"seeds must be at least 1, got {seeds}")
@@ -134,9 +139,15 @@ def cross_validate(cases: Sequence[Case], k: int = DEFAULT_K, seeds: int = DEFAU
         folds = assign_folds(train, k, seed)
         pred = out_of_fold(train, folds, k, fitter)
         configs = [{config_key(c.row) for c, g in zip(train, folds, strict=True) if g == f} for f in range(k)]
-        results.append(SeedResult(seed=seed, fold_rows=tuple(folds.count(f) for f in range(k)),
-                                  fold_configs=tuple(len(s) for s in configs), predicted=pred,
-                                  stats=group_stats(train, pred)))
+        results.append(
+            SeedResult(
+                seed=seed,
+                fold_rows=tuple(folds.count(f) for f in range(k)),
+                fold_configs=tuple(len(s) for s in configs),
+                predicted=pred,
+                stats=group_stats(train, pred),
+            )
+        )
     return CVResult(k=k, rows=len(train), configs=len({config_key(c.row) for c in train}), seeds=tuple(results))
 
 
@@ -155,12 +166,22 @@ def cv_line(result: CVResult) -> str:
 def cv_dict(result: CVResult) -> dict[str, Any]:
     summary = result.summary()
     return {
-        "k": result.k, "rows": result.rows, "configurations": result.configs,
-        "seeds": [{"seed": s.seed, "fold_rows": list(s.fold_rows), "fold_configurations": list(s.fold_configs),
-                   "groups": {key: st.as_dict() for key, st in s.stats.items()}} for s in result.seeds],
-        "median_over_seeds": {key: {"median_pct": None if m is None else round(m, 2),
-                                    "p90_pct": None if p is None else round(p, 2)}
-                              for key, (m, p) in summary.items()},
+        "k": result.k,
+        "rows": result.rows,
+        "configurations": result.configs,
+        "seeds": [
+            {
+                "seed": s.seed,
+                "fold_rows": list(s.fold_rows),
+                "fold_configurations": list(s.fold_configs),
+                "groups": {key: st.as_dict() for key, st in s.stats.items()},
+            }
+            for s in result.seeds
+        ],
+        "median_over_seeds": {
+            key: {"median_pct": None if m is None else round(m, 2), "p90_pct": None if p is None else round(p, 2)}
+            for key, (m, p) in summary.items()
+        },
         "line": cv_line(result),
     }
 
@@ -174,8 +195,10 @@ def cv_text(result: CVResult, extra: str = "") -> str:
         "(held-out rows not used).",
     ]
     for s in seeds:
-        lines.append(f"  seed {s.seed}: fold rows {' '.join(map(str, s.fold_rows))}, "
-                     f"configurations {' '.join(map(str, s.fold_configs))}")
+        lines.append(
+            f"  seed {s.seed}: fold rows {' '.join(map(str, s.fold_rows))}, "
+            f"configurations {' '.join(map(str, s.fold_configs))}"
+        )
     lines += ["", "Absolute percentage error of the out-of-fold predictions, median / p90 (%):", ""]
     head = f"{'':9}{'group':13}{'n':>5}" + "".join(f"{'seed ' + str(s.seed):>16}" for s in seeds)
     lines.append(head + f"{'median over seeds':>20}")
@@ -184,8 +207,9 @@ def cv_text(result: CVResult, extra: str = "") -> str:
         n = seeds[0].stats[key].n
         cells = "".join(f"{_fmt(s.stats[key].median):>8}/{_fmt(s.stats[key].p90):<7}" for s in seeds)
         med, p90 = summary[key]
-        lines.append(f"{'decode' if test == 'tg' else 'prefill':9}{group:13}{n:5d}{cells}"
-                     f"{_fmt(med):>12}/{_fmt(p90):<7}")
+        lines.append(
+            f"{'decode' if test == 'tg' else 'prefill':9}{group:13}{n:5d}{cells}{_fmt(med):>12}/{_fmt(p90):<7}"
+        )
     if extra:
         lines.append(extra)
     lines += ["", cv_line(result)]

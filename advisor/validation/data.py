@@ -54,8 +54,7 @@ class DataSet:
         return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
 
 
-def load_dataset(catalog: Catalog, measurements: Path = MEASUREMENTS_CSV, specs: Path = HARDWARE_SPECS_CSV
-                 ) -> DataSet:
+def load_dataset(catalog: Catalog, measurements: Path = MEASUREMENTS_CSV, specs: Path = HARDWARE_SPECS_CSV) -> DataSet:
     """Read both CSVs and build every case; a missing specs file just means fewer machines."""
     rows, problems = parse_measurements(measurements.read_text(encoding="utf-8"))
     spec_map: dict[str, HardwareSpec] = {}
@@ -63,5 +62,10 @@ def load_dataset(catalog: Catalog, measurements: Path = MEASUREMENTS_CSV, specs:
         spec_map, spec_problems = parse_hardware_specs(specs.read_text(encoding="utf-8"))
         problems += spec_problems
     cases, skipped, excluded = build_cases(rows, catalog, spec_map)
-    return DataSet(cases=tuple(cases), skipped=tuple(skipped), problems=tuple(problems),
-                   rows=len(rows) + sum(1 for p in problems if p.startswith("line ")), excluded=tuple(excluded))
+    return DataSet(
+        cases=tuple(cases),
+        skipped=tuple(skipped),
+        problems=tuple(problems),
+        rows=len(rows) + sum(1 for p in problems if p.startswith("line ")),
+        excluded=tuple(excluded),
+    )

@@ -29,15 +29,17 @@ from advisor.validation.report import build_report
 DOCS_FILE = Path(__file__).resolve().parents[2] / "docs" / "accuracy.md"
 BEGIN = "<!-- generated: validate --docs -->"
 END = "<!-- end generated -->"
-NOTICE = ("<!-- Written by `python benchmarks/validate.py --docs` from the committed constants and "
-          "benchmarks/data/; edit the generator (advisor/validation/docs_block.py), not this block. -->")
+NOTICE = (
+    "<!-- Written by `python benchmarks/validate.py --docs` from the committed constants and "
+    "benchmarks/data/; edit the generator (advisor/validation/docs_block.py), not this block. -->"
+)
 WORST_ROWS = 10  # held-out decode rows listed by their error
 GROUP_LABELS = {"discrete_gpu": "discrete GPU", "unified": "unified memory", "cpu": "CPU only"}
 BACKEND_NAMES = {"cuda": "CUDA", "rocm": "ROCm", "vulkan": "Vulkan", "metal": "Metal", "sycl": "SYCL", "cpu": "CPU"}
 
 
 def _pct(s: dict[str, Any]) -> str:
-    """"7.1 / 19.4" from a statistics dict of the report."""
+    """ "7.1 / 19.4" from a statistics dict of the report."""
     if s["median_pct"] is None:
         return "–"
     return f"{s['median_pct']:.1f} / {s['p90_pct']:.1f}"
@@ -87,33 +89,58 @@ def _shared_sources(data: DataSet) -> int:
 
 def _held_out_section(report: dict[str, Any], interval: tuple[float, float], shared: int) -> list[str]:
     targets = _targets(report)
-    rows = [[r["test"], r["group"], str(r["n"]), _pct(r["fitted"]), _pct(r["flat"]),
-             targets.get((r["test"], r["group"]), "")] for r in report["held_out"]]
-    lines = ["", "### On the held-out rows", "",
-             "Absolute percentage error, median / 90th percentile (%), of the fitted model and of a flat-η "
-             "roofline (one η per hardware class, no other term), beside the accuracy targets the project "
-             "holds itself to. The split is by configuration, not by source: "
-             f"{shared} of the {report['data']['held_out']} held-out rows come from a source (`source_url`) that "
-             "also gave training rows (another model or quant on the same machine, another machine in the same "
-             "table), so these figures are optimistic for a machine or a source the fit never saw.", ""]
+    rows = [
+        [
+            r["test"],
+            r["group"],
+            str(r["n"]),
+            _pct(r["fitted"]),
+            _pct(r["flat"]),
+            targets.get((r["test"], r["group"]), ""),
+        ]
+        for r in report["held_out"]
+    ]
+    lines = [
+        "",
+        "### On the held-out rows",
+        "",
+        "Absolute percentage error, median / 90th percentile (%), of the fitted model and of a flat-η "
+        "roofline (one η per hardware class, no other term), beside the accuracy targets the project "
+        "holds itself to. The split is by configuration, not by source: "
+        f"{shared} of the {report['data']['held_out']} held-out rows come from a source (`source_url`) that "
+        "also gave training rows (another model or quant on the same machine, another machine in the same "
+        "table), so these figures are optimistic for a machine or a source the fit never saw.",
+        "",
+    ]
     lines += _table(("test", "rows", "n", "model", "flat η", "target"), rows, (False, False, True, True, True, False))
     cov = report["band_coverage"]
     if cov["inside_pct"] is not None:
-        lines += ["", f"The band drawn around each estimate held {cov['inside_pct']:.1f} % of the "
-                      f"{cov['held_out_decode_rows']} held-out decode rows (it claims {cov['nominal_pct']:.0f} %: "
-                      "the 10th to 90th percentile)."]
+        lines += [
+            "",
+            f"The band drawn around each estimate held {cov['inside_pct']:.1f} % of the "
+            f"{cov['held_out_decode_rows']} held-out decode rows (it claims {cov['nominal_pct']:.0f} %: "
+            "the 10th to 90th percentile).",
+        ]
     depth0 = next((r for r in report["held_out"] if r["test"] == "decode" and r["group"] == "depth 0"), None)
     if depth0 is not None:
-        lines += ["", f"A 90th percentile over {depth0['n']} rows rests on its few worst rows, and the rows of one "
-                      "configuration miss together: resampling whole configurations, the held-out depth-0 decode "
-                      f"p90 spans {interval[0]:.1f}–{interval[1]:.1f} % (5th–95th percentile of the resamples)."]
+        lines += [
+            "",
+            f"A 90th percentile over {depth0['n']} rows rests on its few worst rows, and the rows of one "
+            "configuration miss together: resampling whole configurations, the held-out depth-0 decode "
+            f"p90 spans {interval[0]:.1f}–{interval[1]:.1f} % (5th–95th percentile of the resamples).",
+        ]
     return lines
 
 
 def _all_rows_section(report: dict[str, Any]) -> list[str]:
     rows = [[r["test"], r["group"], str(r["n"]), _pct(r["fitted"]), _pct(r["flat"])] for r in report["all_rows"]]
-    lines = ["", "### On every usable row", "",
-             "Mostly the rows the model was fitted on, so these read better than a new machine would:", ""]
+    lines = [
+        "",
+        "### On every usable row",
+        "",
+        "Mostly the rows the model was fitted on, so these read better than a new machine would:",
+        "",
+    ]
     return lines + _table(("test", "rows", "n", "model", "flat η"), rows, (False, False, True, True, True))
 
 
@@ -124,14 +151,32 @@ def _worst_section(report: dict[str, Any]) -> list[str]:
     rows = []
     for w in worst:
         backend = BACKEND_NAMES.get(w["backend"] or "", w["engine"])
-        rows.append([str(w["line"]), w["hardware"], w["model"], f"{w['bits']:.2f}", backend, str(w["context"]),
-                     f"{w['measured']:g}", f"{w['fitted']:g}", f"{w['error_pct']:+.1f} %"])
-    lines = ["", "### The held-out decode rows it misses most", "",
-             "(`line`: the row's line in measurements.csv; `context`: the mean tokens in the cache during the "
-             "run; `predicted`: the fitted model's tok/s for that run.)", ""]
-    return lines + _table(("line", "machine", "model", "bits", "backend", "context", "measured", "predicted",
-                           "error"),
-                          rows, (True, False, False, True, False, True, True, True, True))
+        rows.append(
+            [
+                str(w["line"]),
+                w["hardware"],
+                w["model"],
+                f"{w['bits']:.2f}",
+                backend,
+                str(w["context"]),
+                f"{w['measured']:g}",
+                f"{w['fitted']:g}",
+                f"{w['error_pct']:+.1f} %",
+            ]
+        )
+    lines = [
+        "",
+        "### The held-out decode rows it misses most",
+        "",
+        "(`line`: the row's line in measurements.csv; `context`: the mean tokens in the cache during the "
+        "run; `predicted`: the fitted model's tok/s for that run.)",
+        "",
+    ]
+    return lines + _table(
+        ("line", "machine", "model", "bits", "backend", "context", "measured", "predicted", "error"),
+        rows,
+        (True, False, False, True, False, True, True, True, True),
+    )
 
 
 def _terms_section(report: dict[str, Any]) -> list[str]:
@@ -157,19 +202,24 @@ def _terms_section(report: dict[str, Any]) -> list[str]:
     lines = ["", "### The fitted terms", ""]
     lines += _table(("term", *names), rows, (False, *(True for _ in names)))
     eras = ", ".join(f"{_g(v)} for builds {e}" for e, v in cal["era_token"].items())
-    lines += ["", "Shared by every group:", "",
-              f"- η_a = {_g(cal['unfused_attn_eta'])}: the share of the FP16 peak attention runs at without flash "
-              "attention (llama.cpp);",
-              f"- m = {_g(cal['moe_token'])}: a mixture-of-experts model's fixed time per step is m × t₀ "
-              "(llama.cpp);",
-              f"- γ = {_g(cal['expert_spread'])}: B streams read the experts of B^γ independent tokens;",
-              f"- η_host = {_g(cal['host_eta'])}: the share of host-RAM bandwidth offloaded weights are read at "
-              "(a prior: too few clean rows to fit it);",
-              f"- e = {eras or 'none'}: an older llama.cpp build's fixed time is e × t₀ (the fit only: the app "
-              "predicts a current build)."]
+    lines += [
+        "",
+        "Shared by every group:",
+        "",
+        f"- η_a = {_g(cal['unfused_attn_eta'])}: the share of the FP16 peak attention runs at without flash "
+        "attention (llama.cpp);",
+        f"- m = {_g(cal['moe_token'])}: a mixture-of-experts model's fixed time per step is m × t₀ (llama.cpp);",
+        f"- γ = {_g(cal['expert_spread'])}: B streams read the experts of B^γ independent tokens;",
+        f"- η_host = {_g(cal['host_eta'])}: the share of host-RAM bandwidth offloaded weights are read at "
+        "(a prior: too few clean rows to fit it);",
+        f"- e = {eras or 'none'}: an older llama.cpp build's fixed time is e × t₀ (the fit only: the app "
+        "predicts a current build).",
+    ]
     backends = [["CUDA", "reference", "1", "1"]]
-    backends += [[BACKEND_NAMES.get(b, b), str(t["rows"]), _g(t["decode"]), _g(t["prefill"])]
-                 for b, t in sorted(cal["backends"].items(), key=lambda bt: BACKEND_NAMES.get(bt[0], bt[0]))]
+    backends += [
+        [BACKEND_NAMES.get(b, b), str(t["rows"]), _g(t["decode"]), _g(t["prefill"])]
+        for b, t in sorted(cal["backends"].items(), key=lambda bt: BACKEND_NAMES.get(bt[0], bt[0]))
+    ]
     lines += ["", "llama.cpp backends (a factor b on η and b_c on η_c; one not listed is 1):", ""]
     lines += _table(("backend", "training rows", "decode b", "prefill b_c"), backends, (False, True, True, True))
     return lines
@@ -179,14 +229,20 @@ def _factors_section(report: dict[str, Any]) -> list[str]:
     cal = report["calibration"]
     gens = [[name, str(t["rows"]), _g(t["decode"])] for name, t in sorted(cal["generations"].items())]
     chips = [[name, str(t["rows"]), _g(t["decode"])] for name, t in sorted(cal["machines"].items())]
-    lines = ["", "### Architecture and chip factors on η", "",
-             "Each GPU architecture with training decode runs, and each catalog chip with its own, gets a factor "
-             "on η, pulled toward 1 by a few pseudo-rows measured at 1.0 (a chip without runs borrows its "
-             "architecture's; custom hardware gets neither; η × every factor stops at 1):", ""]
+    lines = [
+        "",
+        "### Architecture and chip factors on η",
+        "",
+        "Each GPU architecture with training decode runs, and each catalog chip with its own, gets a factor "
+        "on η, pulled toward 1 by a few pseudo-rows measured at 1.0 (a chip without runs borrows its "
+        "architecture's; custom hardware gets neither; η × every factor stops at 1):",
+        "",
+    ]
     lines += _table(("architecture", "training runs", "factor"), gens, (False, True, True))
     lines += [""]
-    return lines + _table(("chip (name without memory size, bandwidth)", "training runs", "own factor"), chips,
-                          (False, True, True))
+    return lines + _table(
+        ("chip (name without memory size, bandwidth)", "training runs", "own factor"), chips, (False, True, True)
+    )
 
 
 def _machines_section(records: Sequence[MachineEntry], catalog: Catalog, report: dict[str, Any]) -> list[str]:
@@ -200,17 +256,35 @@ def _machines_section(records: Sequence[MachineEntry], catalog: Catalog, report:
         gen_terms = cal["generations"].get(gen) if gen is not None else None
         own = cal["machines"].get(machine_key(hw)) if hw is not None else None
         r = e.record
-        rows.append([f"{e.devices}× {name}" if e.devices > 1 else name, e.engine.value, str(r.runs), str(r.models),
-                     f"{r.median:.2f}", f"{r.low:.2f}–{r.high:.2f}" if r.runs > 1 else "",
-                     gen or "—", _g(gen_terms["decode"]) if gen_terms else "—", _g(own["decode"]) if own else "—"])
-    lines = ["", "### Per machine", "",
-             "Every catalog machine with published decode runs (all layers on the GPU), as Help → How accurate "
-             "is it? lists them: measured ÷ the model's figure for each run (its context, backend, "
-             "flash-attention setting and build), training and held-out runs alike. Above 1 the machine ran "
-             "faster than the model says. The model's figure includes the machine's own factor, which its "
-             "training runs set, so a record near 1 on a machine with many runs is partly by construction.", ""]
-    return lines + _table(("machine", "engine", "runs", "models", "median", "range", "architecture", "its factor",
-                           "own factor"), rows, (False, False, True, True, True, True, False, True, True))
+        rows.append(
+            [
+                f"{e.devices}× {name}" if e.devices > 1 else name,
+                e.engine.value,
+                str(r.runs),
+                str(r.models),
+                f"{r.median:.2f}",
+                f"{r.low:.2f}–{r.high:.2f}" if r.runs > 1 else "",
+                gen or "—",
+                _g(gen_terms["decode"]) if gen_terms else "—",
+                _g(own["decode"]) if own else "—",
+            ]
+        )
+    lines = [
+        "",
+        "### Per machine",
+        "",
+        "Every catalog machine with published decode runs (all layers on the GPU), as Help → How accurate "
+        "is it? lists them: measured ÷ the model's figure for each run (its context, backend, "
+        "flash-attention setting and build), training and held-out runs alike. Above 1 the machine ran "
+        "faster than the model says. The model's figure includes the machine's own factor, which its "
+        "training runs set, so a record near 1 on a machine with many runs is partly by construction.",
+        "",
+    ]
+    return lines + _table(
+        ("machine", "engine", "runs", "models", "median", "range", "architecture", "its factor", "own factor"),
+        rows,
+        (False, False, True, True, True, True, False, True, True),
+    )
 
 
 def render(data: DataSet, catalog: Catalog, calibration: Calibration | None = None) -> str:

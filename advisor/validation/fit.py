@@ -54,6 +54,8 @@ def source_weights(cases: Sequence[Case]) -> NDArray[np.float64]:
     counts = Counter(srcs)
     w = np.array([counts[s] ** SOURCE_WEIGHT_POWER for s in srcs], dtype=float)
     return w / w.mean() if w.size else w
+
+
 BAND_QUANTILES = (10.0, 90.0)
 BAND_MIN_ROWS = 30
 
@@ -70,6 +72,7 @@ class FitResult:
 def _field_arrays(cases: Sequence[Case], cal: Calibration) -> dict[str, Any]:
     """calibrated_fields with one value per case (what build_inputs would give each scenario)."""
     ts = [cal.get(*group_of(c)) for c in cases]
+
     def a(f: Callable[[ClassTerms], float]) -> NDArray[np.float64]:
         return np.array([f(t) for t in ts], dtype=float)
 
@@ -79,11 +82,16 @@ def _field_arrays(cases: Sequence[Case], cal: Calibration) -> dict[str, Any]:
     era = np.array([cal.token_factor(c.engine, c.era) for c in cases], dtype=float)
     machine = np.array([cal.hardware_factor(c.scenario.hardware) for c in cases], dtype=float)
     fields = calibrated_fields(
-        a(lambda t: t.decode.eta) * machine, a(lambda t: t.prefill.eta), scaling, speedup,
-        token_ms=a(lambda t: t.decode.token_ms) * era, kv_factor=a(lambda t: t.decode.kv_factor),
+        a(lambda t: t.decode.eta) * machine,
+        a(lambda t: t.prefill.eta),
+        scaling,
+        speedup,
+        token_ms=a(lambda t: t.decode.token_ms) * era,
+        kv_factor=a(lambda t: t.decode.kv_factor),
         dequant_flop=a(lambda t: t.decode.dequant_flop),
         stream_ms=a(lambda t: t.decode.stream_ms),
-        quant_factor=a(lambda t: t.prefill.quant_factor), attn_factor=a(lambda t: t.prefill.attn_factor),
+        quant_factor=a(lambda t: t.prefill.quant_factor),
+        attn_factor=a(lambda t: t.prefill.attn_factor),
         moe_factor=a(lambda t: t.prefill.moe_factor),
         backend_decode=np.array([b.decode for b in bt], dtype=float),
         backend_prefill=np.array([b.prefill for b in bt], dtype=float),
@@ -102,8 +110,13 @@ def predict_with(cases: Sequence[Case], base_inputs: Inputs, cal: Calibration) -
 # --- the fit ----------------------------------------------------------------------------------------
 
 
-def _fit_part(cases: Sequence[Case], measured: NDArray[np.float64], base_inputs: Inputs, base: Calibration,
-              params: Sequence[Param]) -> tuple[Calibration, float]:
+def _fit_part(
+    cases: Sequence[Case],
+    measured: NDArray[np.float64],
+    base_inputs: Inputs,
+    base: Calibration,
+    params: Sequence[Param],
+) -> tuple[Calibration, float]:
     if not params or not cases:
         return base, 0.0
     log_meas = np.log(measured)
@@ -124,8 +137,13 @@ def _fit_part(cases: Sequence[Case], measured: NDArray[np.float64], base_inputs:
     return apply_params(base, params, x), cost
 
 
-def bands(cases: Sequence[Case], measured: NDArray[np.float64], predicted: NDArray[np.float64],
-          cal: Calibration, min_rows: int = MIN_ROWS) -> Calibration:
+def bands(
+    cases: Sequence[Case],
+    measured: NDArray[np.float64],
+    predicted: NDArray[np.float64],
+    cal: Calibration,
+    min_rows: int = MIN_ROWS,
+) -> Calibration:
     """Each fitted group's band: 10th/90th percentile of measured ÷ predicted decode over its rows
     (the class's rows when the group alone has fewer than BAND_MIN_ROWS: a handful of rows from one
     or two sources would give a falsely narrow band)."""
@@ -141,13 +159,19 @@ def bands(cases: Sequence[Case], measured: NDArray[np.float64], predicted: NDArr
         if m.sum() < min_rows:
             continue
         lo, hi = np.percentile(ratio[m], BAND_QUANTILES)
-        terms[g] = replace(t, decode=replace(t.decode, band=(round(float(min(lo, 1.0)), 3),
-                                                             round(float(max(hi, 1.0)), 3))))
+        terms[g] = replace(
+            t, decode=replace(t.decode, band=(round(float(min(lo, 1.0)), 3), round(float(max(hi, 1.0)), 3)))
+        )
     return replace(cal, terms=terms)
 
 
-def fit(cases: Sequence[Case], measured: NDArray[np.float64] | None = None, base: Calibration = FLAT,
-        train: NDArray[np.bool_] | None = None, min_rows: int = MIN_ROWS) -> FitResult:
+def fit(
+    cases: Sequence[Case],
+    measured: NDArray[np.float64] | None = None,
+    base: Calibration = FLAT,
+    train: NDArray[np.bool_] | None = None,
+    min_rows: int = MIN_ROWS,
+) -> FitResult:
     """Fit on the `train` rows (default: the rows not held out); bands come from all rows given."""
     cases = list(cases)
     meas = np.array([c.measured for c in cases], float) if measured is None else np.asarray(measured, float)
@@ -171,19 +195,31 @@ def fit(cases: Sequence[Case], measured: NDArray[np.float64] | None = None, base
     cal = _tidy(cal)
     counts = {g: sum(1 for c in tr if c.test == "tg" and group_of(c) == g) for g in cal.terms}
     cal = replace(cal, terms={g: (replace(t, rows=counts[g]) if t.fitted else t) for g, t in cal.terms.items()})
-    cal = replace(cal, backends={b: replace(t, rows=sum(1 for c in tr if backend_of(c) is b))
-                                 for b, t in sorted(cal.backends.items())},
-                  era_token=dict(sorted(cal.era_token.items(), key=lambda kv: list(BuildEra).index(kv[0]))),
-                  machines={k: replace(t, rows=sum(1 for c in tr if c.test == "tg" and catalog_chip(c) == k))
-                            for k, t in sorted(cal.machines.items())},
-                  generations={g: replace(t, rows=sum(1 for c in tr if c.test == "tg"
-                                                      and generation_key(c.scenario.hardware) == g))
-                               for g, t in sorted(cal.generations.items())})
+    cal = replace(
+        cal,
+        backends={
+            b: replace(t, rows=sum(1 for c in tr if backend_of(c) is b)) for b, t in sorted(cal.backends.items())
+        },
+        era_token=dict(sorted(cal.era_token.items(), key=lambda kv: list(BuildEra).index(kv[0]))),
+        machines={
+            k: replace(t, rows=sum(1 for c in tr if c.test == "tg" and catalog_chip(c) == k))
+            for k, t in sorted(cal.machines.items())
+        },
+        generations={
+            g: replace(t, rows=sum(1 for c in tr if c.test == "tg" and generation_key(c.scenario.hardware) == g))
+            for g, t in sorted(cal.generations.items())
+        },
+    )
     everything = case_inputs(cases, base)
     cal = bands(cases, meas, predict_with(cases, everything, cal), cal, min_rows)
     values = _values(cal, base)
-    return FitResult(calibration=replace(cal, name="fitted"), values=values, decode_rows=len(tg_idx),
-                     prefill_rows=len(pp_idx), cost=cost)
+    return FitResult(
+        calibration=replace(cal, name="fitted"),
+        values=values,
+        decode_rows=len(tg_idx),
+        prefill_rows=len(pp_idx),
+        cost=cost,
+    )
 
 
 def _take(inp: Inputs, idx: Sequence[int]) -> Inputs:
@@ -193,6 +229,7 @@ def _take(inp: Inputs, idx: Sequence[int]) -> Inputs:
 
 def _tidy(cal: Calibration) -> Calibration:
     """Round fitted values to what the data can tell (3 significant figures)."""
+
     def r(v: float | None) -> float | None:
         return None if v is None else float(f"{v:.3g}")
 
@@ -202,25 +239,45 @@ def _tidy(cal: Calibration) -> Calibration:
             terms[g] = t
             continue
         d, p = t.decode, t.prefill
-        terms[g] = replace(t, decode=DecodeTerms(eta=r(d.eta) or d.eta, token_ms=r(d.token_ms) or 0.0,
-                                                 kv_factor=r(d.kv_factor) or 1.0, dequant_flop=r(d.dequant_flop) or 0.0,
-                                                 stream_ms=r(d.stream_ms) or 0.0, band=d.band),
-                           prefill=PrefillTerms(eta=r(p.eta) or p.eta, quant_factor=r(p.quant_factor) or 1.0,
-                                                attn_factor=r(p.attn_factor) or 1.0, moe_factor=r(p.moe_factor) or 1.0))
-    backends = {b: replace(t, decode=r(t.decode) or 1.0, prefill=r(t.prefill) or 1.0)
-                for b, t in cal.backends.items()}
-    return replace(cal, terms=terms, host_eta=float(f"{cal.host_eta:.3g}"),
-                   expert_spread=float(f"{cal.expert_spread:.3g}"), backends=backends,
-                   unfused_attn_eta=float(f"{cal.unfused_attn_eta:.3g}"),
-                   era_token={e: float(f"{v:.3g}") for e, v in cal.era_token.items()},
-                   moe_token=float(f"{cal.moe_token:.3g}"),
-                   machines={k: replace(t, decode=float(f"{t.decode:.3g}")) for k, t in cal.machines.items()},
-                   generations={k: replace(t, decode=float(f"{t.decode:.3g}")) for k, t in cal.generations.items()})
+        terms[g] = replace(
+            t,
+            decode=DecodeTerms(
+                eta=r(d.eta) or d.eta,
+                token_ms=r(d.token_ms) or 0.0,
+                kv_factor=r(d.kv_factor) or 1.0,
+                dequant_flop=r(d.dequant_flop) or 0.0,
+                stream_ms=r(d.stream_ms) or 0.0,
+                band=d.band,
+            ),
+            prefill=PrefillTerms(
+                eta=r(p.eta) or p.eta,
+                quant_factor=r(p.quant_factor) or 1.0,
+                attn_factor=r(p.attn_factor) or 1.0,
+                moe_factor=r(p.moe_factor) or 1.0,
+            ),
+        )
+    backends = {b: replace(t, decode=r(t.decode) or 1.0, prefill=r(t.prefill) or 1.0) for b, t in cal.backends.items()}
+    return replace(
+        cal,
+        terms=terms,
+        host_eta=float(f"{cal.host_eta:.3g}"),
+        expert_spread=float(f"{cal.expert_spread:.3g}"),
+        backends=backends,
+        unfused_attn_eta=float(f"{cal.unfused_attn_eta:.3g}"),
+        era_token={e: float(f"{v:.3g}") for e, v in cal.era_token.items()},
+        moe_token=float(f"{cal.moe_token:.3g}"),
+        machines={k: replace(t, decode=float(f"{t.decode:.3g}")) for k, t in cal.machines.items()},
+        generations={k: replace(t, decode=float(f"{t.decode:.3g}")) for k, t in cal.generations.items()},
+    )
 
 
 def _values(cal: Calibration, base: Calibration) -> dict[str, float]:
-    out: dict[str, float] = {"host_eta": cal.host_eta, "expert_spread": cal.expert_spread,
-                             "unfused_attn_eta": cal.unfused_attn_eta, "moe_token": cal.moe_token}
+    out: dict[str, float] = {
+        "host_eta": cal.host_eta,
+        "expert_spread": cal.expert_spread,
+        "unfused_attn_eta": cal.unfused_attn_eta,
+        "moe_token": cal.moe_token,
+    }
     for era, v in cal.era_token.items():
         out[f"era_token[{era.value}]"] = v
     for m, mt in cal.machines.items():

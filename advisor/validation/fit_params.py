@@ -123,8 +123,9 @@ def decode_params(train: Sequence[Case], base: Calibration, min_rows: int = MIN_
             params.append(Param(f"kv_factor[{kind.value}]", "decode.kv_factor", in_class, "positive", 1.0, 0.2, 8.0))
         bits = {c.scenario.quant.bits_per_weight >= 15.9 for c in rows}
         if bits == {True, False}:
-            params.append(Param(f"dequant_flop[{kind.value}]", "decode.dequant_flop", in_class, "positive", 2.0,
-                                0.0, 200.0))
+            params.append(
+                Param(f"dequant_flop[{kind.value}]", "decode.dequant_flop", in_class, "positive", 2.0, 0.0, 200.0)
+            )
         if sum(c.row.batch > 1 for c in rows) >= 4:
             params.append(Param(f"stream_ms[{kind.value}]", "decode.stream_ms", in_class, "positive", 0.5, 0.0, 20.0))
     if sum(c.kind == "offload" for c in tg) >= min_rows:
@@ -175,28 +176,46 @@ def machine_params(rows: Sequence[Case]) -> list[Param]:
     """One factor on η per catalog machine the rows ran on, from at least MIN_FACTOR_SOURCES sources,
     shrunk toward 1."""
     seen = sorted(k for k, srcs in _sources_by(rows, catalog_chip).items() if len(srcs) >= MIN_FACTOR_SOURCES)
-    return [Param(f"machine_eta[{k}]", "machine", (), "positive", 1.0, 0.3, 2.0,
-                  prior_rows=MACHINE_PRIOR_ROWS, machine=k) for k in seen]
+    return [
+        Param(f"machine_eta[{k}]", "machine", (), "positive", 1.0, 0.3, 2.0, prior_rows=MACHINE_PRIOR_ROWS, machine=k)
+        for k in seen
+    ]
 
 
 def generation_params(rows: Sequence[Case]) -> list[Param]:
     """One factor on η per GPU architecture the rows ran on, shrunk toward 1."""
     seen = sorted({g for c in rows if (g := generation_key(c.scenario.hardware)) is not None})
-    return [Param(f"generation_eta[{g}]", "generation", (), "positive", 1.0, 0.3, 2.0,
-                  prior_rows=GENERATION_PRIOR_ROWS, machine=g) for g in seen]
+    return [
+        Param(
+            f"generation_eta[{g}]",
+            "generation",
+            (),
+            "positive",
+            1.0,
+            0.3,
+            2.0,
+            prior_rows=GENERATION_PRIOR_ROWS,
+            machine=g,
+        )
+        for g in seen
+    ]
 
 
 def era_params(rows: Sequence[Case]) -> list[Param]:
     """One factor on t₀ per build era the llama.cpp rows come from (the current era excepted), shrunk
     toward 1."""
-    def era_of(c: Case) -> str | None:
-        return c.era.value if c.engine is Engine.LLAMA_CPP and c.era is not None and c.era is not CURRENT_ERA \
-            else None
 
-    seen = sorted((BuildEra(e) for e, srcs in _sources_by(rows, era_of).items() if len(srcs) >= MIN_FACTOR_SOURCES),
-                  key=list(BuildEra).index)
-    return [Param(f"era_token[{e.value}]", "era_token", (), "positive", 1.0, 0.2, 5.0,
-                  prior_rows=ERA_PRIOR_ROWS, era=e) for e in seen]
+    def era_of(c: Case) -> str | None:
+        return c.era.value if c.engine is Engine.LLAMA_CPP and c.era is not None and c.era is not CURRENT_ERA else None
+
+    seen = sorted(
+        (BuildEra(e) for e, srcs in _sources_by(rows, era_of).items() if len(srcs) >= MIN_FACTOR_SOURCES),
+        key=list(BuildEra).index,
+    )
+    return [
+        Param(f"era_token[{e.value}]", "era_token", (), "positive", 1.0, 0.2, 5.0, prior_rows=ERA_PRIOR_ROWS, era=e)
+        for e in seen
+    ]
 
 
 def runs_unfused(c: Case) -> bool:
@@ -208,8 +227,20 @@ def backend_params(rows: Sequence[Case], part: Literal["decode", "prefill"]) -> 
     """One factor per backend the rows run (the reference backend excepted), shrunk toward 1."""
     seen = sorted({b for c in rows if (b := backend_of(c)) is not None and b is not REFERENCE_BACKEND})
     label = "eta" if part == "decode" else "compute_eta"
-    return [Param(f"backend_{label}[{b.value}]", f"backend.{part}", (), "positive", 1.0, 0.3, 2.0,
-                  prior_rows=BACKEND_PRIOR_ROWS, backend=b) for b in seen]
+    return [
+        Param(
+            f"backend_{label}[{b.value}]",
+            f"backend.{part}",
+            (),
+            "positive",
+            1.0,
+            0.3,
+            2.0,
+            prior_rows=BACKEND_PRIOR_ROWS,
+            backend=b,
+        )
+        for b in seen
+    ]
 
 
 def prefill_params(train: Sequence[Case], base: Calibration, min_rows: int = MIN_ROWS) -> list[Param]:
@@ -223,11 +254,13 @@ def prefill_params(train: Sequence[Case], base: Calibration, min_rows: int = MIN
         in_class = tuple(g for g in fitted if g[0] is kind)
         rows = [c for c in pp if group_of(c) in in_class]
         if {c.scenario.quant.bits_per_weight >= 15.9 for c in rows} == {True, False}:
-            params.append(Param(f"quant_factor[{kind.value}]", "prefill.quant_factor", in_class, "share", 0.8,
-                                0.1, 1.0))
+            params.append(
+                Param(f"quant_factor[{kind.value}]", "prefill.quant_factor", in_class, "share", 0.8, 0.1, 1.0)
+            )
         if len({(c.row.prompt_tokens, c.row.depth) for c in rows}) >= 3:
-            params.append(Param(f"attn_factor[{kind.value}]", "prefill.attn_factor", in_class, "positive", 1.0,
-                                0.1, 20.0))
+            params.append(
+                Param(f"attn_factor[{kind.value}]", "prefill.attn_factor", in_class, "positive", 1.0, 0.1, 20.0)
+            )
     fitted_all = tuple(fitted)
     if sum(c.moe for c in pp if group_of(c) in fitted_all) >= 3:
         params.append(Param("moe_factor", "prefill.moe_factor", fitted_all, "share", 0.5, 0.05, 1.0))
@@ -250,8 +283,7 @@ def apply_params(base: Calibration, params: Sequence[Param], x: NDArray[np.float
         v = p.value(float(xi))
         if p.term.startswith("backend.") and p.backend is not None:
             old = backends.get(p.backend, BackendTerms())
-            backends[p.backend] = (replace(old, decode=v) if p.term == "backend.decode"
-                                   else replace(old, prefill=v))
+            backends[p.backend] = replace(old, decode=v) if p.term == "backend.decode" else replace(old, prefill=v)
             continue
         if p.term == "era_token" and p.era is not None:
             eras[p.era] = v
@@ -282,6 +314,15 @@ def apply_params(base: Calibration, params: Sequence[Param], x: NDArray[np.float
                 terms[g] = replace(t, decode=replace(t.decode, **change), fitted=True)
             else:
                 terms[g] = replace(t, prefill=replace(t.prefill, **change), fitted=True)
-    return replace(base, terms=terms, host_eta=host_eta, expert_spread=spread, backends=backends,
-                   unfused_attn_eta=attn_eta, era_token=eras, moe_token=moe_token,
-                   machines=machines, generations=generations)
+    return replace(
+        base,
+        terms=terms,
+        host_eta=host_eta,
+        expert_spread=spread,
+        backends=backends,
+        unfused_attn_eta=attn_eta,
+        era_token=eras,
+        moe_token=moe_token,
+        machines=machines,
+        generations=generations,
+    )

@@ -16,8 +16,12 @@ def soft_l1(r: NDArray[np.float64], scale: float = LOSS_SCALE) -> NDArray[np.flo
     return np.sign(r) * scale * np.sqrt(2.0 * (np.sqrt(1.0 + (r / scale) ** 2) - 1.0))
 
 
-def levenberg_marquardt(residuals: Callable[[NDArray[np.float64]], NDArray[np.float64]], x0: NDArray[np.float64],
-                        max_iter: int = 200, tol: float = 1e-9) -> tuple[NDArray[np.float64], float]:
+def levenberg_marquardt(
+    residuals: Callable[[NDArray[np.float64]], NDArray[np.float64]],
+    x0: NDArray[np.float64],
+    max_iter: int = 200,
+    tol: float = 1e-9,
+) -> tuple[NDArray[np.float64], float]:
     """Minimise ‖residuals(x)‖² with a forward-difference Jacobian."""
     x = np.asarray(x0, float).copy()
     r = residuals(x)

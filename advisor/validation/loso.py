@@ -40,9 +40,12 @@ Pred = Callable[[Case], bool]
 def kinds() -> list[tuple[str, str, Pred]]:
     """(test, group, which rows) in the order reported."""
     tg: list[tuple[str, Pred]] = [
-        ("all", lambda c: True), ("depth 0", lambda c: c.kind == "depth 0"),
-        ("depth sweep", lambda c: c.kind == "depth sweep"), ("offload", lambda c: c.kind == "offload"),
-        ("batch", lambda c: c.kind == "batch"), ("MoE", lambda c: c.moe),
+        ("all", lambda c: True),
+        ("depth 0", lambda c: c.kind == "depth 0"),
+        ("depth sweep", lambda c: c.kind == "depth sweep"),
+        ("offload", lambda c: c.kind == "offload"),
+        ("batch", lambda c: c.kind == "batch"),
+        ("MoE", lambda c: c.moe),
         ("multi-GPU", lambda c: c.scenario.hardware.devices > 1),
         ("CPU only", lambda c: c.hw_class is HardwareClass.CPU),
     ]
@@ -72,8 +75,9 @@ def _ceilings(cases: Sequence[Case]) -> tuple[NDArray[np.float64], NDArray[np.fl
     return decode * np.ones(len(cases)), prefill * np.ones(len(cases))
 
 
-def simple_formula(train: Sequence[int], cases: Sequence[Case], ceilings: tuple[NDArray[np.float64], ...]
-                   ) -> NDArray[np.float64]:
+def simple_formula(
+    train: Sequence[int], cases: Sequence[Case], ceilings: tuple[NDArray[np.float64], ...]
+) -> NDArray[np.float64]:
     """The best two-constant decode formula, 1 / (1 / (a × ceiling) + t₀), and a one-constant prefill
     formula, b × FLOP ceiling, fitted on `train` (relative least squares), for every case."""
     decode_ceiling, prefill_ceiling = ceilings
@@ -116,9 +120,13 @@ def source_folds(cases: Sequence[Case], k: int | None = None) -> dict[str, int]:
     return fold
 
 
-def leave_one_source_out(cases: Sequence[Case], fitter: Callable[..., _fit.FitResult] | None = None,
-                         progress: Callable[[int, int, str], None] | None = None,
-                         only: int | None = None, k: int | None = None) -> LosoResult:
+def leave_one_source_out(
+    cases: Sequence[Case],
+    fitter: Callable[..., _fit.FitResult] | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
+    only: int | None = None,
+    k: int | None = None,
+) -> LosoResult:
     """Every case predicted by a fit on the rows of all the other sources (see the module text); with `k`,
     k folds of whole sources (`source_folds`) instead of one per source. With `only`, just that fold (its
     rows predicted, the rest NaN), for running folds in parallel (`merge`)."""
@@ -162,9 +170,12 @@ def _group_row(cases: Sequence[Case], res: LosoResult, mask: NDArray[np.bool_]) 
     simple = ape(res.simple[mask], meas[mask])
     inside = (meas[mask] >= res.low[mask] * (1 - 1e-9)) & (meas[mask] <= res.high[mask] * (1 + 1e-9))
     srcs = {s for s, m in zip(res.sources, mask, strict=True) if m}
-    return {**ErrorStats.of(err).as_dict(), "sources": len(srcs),
-            "band_held_pct": round(100 * float(inside.mean()), 1) if mask.any() else None,
-            "simple": ErrorStats.of(simple[np.isfinite(simple)]).as_dict()}
+    return {
+        **ErrorStats.of(err).as_dict(),
+        "sources": len(srcs),
+        "band_held_pct": round(100 * float(inside.mean()), 1) if mask.any() else None,
+        "simple": ErrorStats.of(simple[np.isfinite(simple)]).as_dict(),
+    }
 
 
 def loso_dict(cases: Sequence[Case], res: LosoResult) -> dict[str, Any]:
@@ -192,15 +203,22 @@ def loso_text(d: dict[str, Any]) -> str:
     def cell(s: dict[str, Any]) -> str:
         return f"{_pct(s['median_pct']):>6} / {_pct(s['p90_pct']):<6}"
 
-    lines = [f"Leave-one-source-out: {d['rows']} rows from {d['sources']} sources; each source predicted by a fit "
-             "on all the others.", "",
-             f"{'':9}{'group':13}{'n':>5}{'src':>5}   model med / p90   band held   simple formula med / p90"]
+    lines = [
+        f"Leave-one-source-out: {d['rows']} rows from {d['sources']} sources; each source predicted by a fit "
+        "on all the others.",
+        "",
+        f"{'':9}{'group':13}{'n':>5}{'src':>5}   model med / p90   band held   simple formula med / p90",
+    ]
     for r in d["kinds"]:
         test = "decode" if r["test"] == "tg" else "prefill"
-        lines.append(f"{test:9}{r['group']:13}{r['n']:5d}{r['sources']:5d}   {cell(r)}    "
-                     f"{r['band_held_pct']:>6.1f} %    {cell(r['simple'])}")
+        lines.append(
+            f"{test:9}{r['group']:13}{r['n']:5d}{r['sources']:5d}   {cell(r)}    "
+            f"{r['band_held_pct']:>6.1f} %    {cell(r['simple'])}"
+        )
     lines += ["", "decode by vendor:"]
     for r in d["vendors"]:
-        lines.append(f"{'':9}{r['vendor']:13}{r['n']:5d}{r['sources']:5d}   {cell(r)}    "
-                     f"{r['band_held_pct']:>6.1f} %    {cell(r['simple'])}")
+        lines.append(
+            f"{'':9}{r['vendor']:13}{r['n']:5d}{r['sources']:5d}   {cell(r)}    "
+            f"{r['band_held_pct']:>6.1f} %    {cell(r['simple'])}"
+        )
     return "\n".join(lines)

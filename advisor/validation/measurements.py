@@ -17,15 +17,44 @@ from pydantic import ValidationError
 from advisor.core.hardware import Hardware, HardwareClass
 from advisor.core.terms import Backend
 
-COLUMNS = ("hardware_id", "hardware_name", "gpus", "model_id", "model_name", "params_b", "active_params_b", "quant",
-           "bits_per_weight", "engine", "test", "prompt_tokens", "gen_tokens", "depth", "batch", "gpu_layers",
-           "n_cpu_moe", "tok_s", "source_url", "notes")
+COLUMNS = (
+    "hardware_id",
+    "hardware_name",
+    "gpus",
+    "model_id",
+    "model_name",
+    "params_b",
+    "active_params_b",
+    "quant",
+    "bits_per_weight",
+    "engine",
+    "test",
+    "prompt_tokens",
+    "gen_tokens",
+    "depth",
+    "batch",
+    "gpu_layers",
+    "n_cpu_moe",
+    "tok_s",
+    "source_url",
+    "notes",
+)
 # Read when present (older copies of the file lack them).
 OPTIONAL_COLUMNS = ("backend", "exclude_reason", "flash_attn", "build_date")
 BACKEND_NAMES = {b.value: b for b in Backend}
 BUILD_DATE = re.compile(r"20[0-9]{2}-(0[1-9]|1[0-2])")
-SPEC_COLUMNS = ("hardware_name", "class", "memory_gb", "bandwidth_gbps", "fp16_tflops", "host_memory_gb",
-                "host_bandwidth_gbps", "host_link_gbps", "source", "notes")
+SPEC_COLUMNS = (
+    "hardware_name",
+    "class",
+    "memory_gb",
+    "bandwidth_gbps",
+    "fp16_tflops",
+    "host_memory_gb",
+    "host_bandwidth_gbps",
+    "host_link_gbps",
+    "source",
+    "notes",
+)
 
 # llama-bench's "all layers" value; the data set writes 99 for -ngl 99, -1 and "all".
 ALL_LAYERS = 99
@@ -174,8 +203,11 @@ def parse_measurements(text: str) -> tuple[list[Measurement], list[str]]:
 
 def parse_hardware_specs(text: str) -> tuple[dict[str, HardwareSpec], list[str]]:
     reader = csv.DictReader(io.StringIO(text))
-    missing = [c for c in ("hardware_name", "class", "memory_gb", "bandwidth_gbps", "source")
-               if c not in (reader.fieldnames or [])]
+    missing = [
+        c
+        for c in ("hardware_name", "class", "memory_gb", "bandwidth_gbps", "source")
+        if c not in (reader.fieldnames or [])
+    ]
     if missing:
         return {}, [f"hardware_specs header: missing column(s) {', '.join(missing)}"]
     specs: dict[str, HardwareSpec] = {}
@@ -186,11 +218,17 @@ def parse_hardware_specs(text: str) -> tuple[dict[str, HardwareSpec], list[str]]
             kind = HardwareClass((raw.get("class") or "").strip())
             host_bw = _opt_float(raw, "host_bandwidth_gbps")
             fields: dict[str, Any] = dict(
-                name=name, kind=kind, memory_gb=_opt_float(raw, "memory_gb"),
+                name=name,
+                kind=kind,
+                memory_gb=_opt_float(raw, "memory_gb"),
                 bandwidth_gbps=_opt_float(raw, "bandwidth_gbps"),
             )
-            for key, col in (("fp16_tflops", "fp16_tflops"), ("host_memory_gb", "host_memory_gb"),
-                             ("host_bandwidth_gbps", "host_bandwidth_gbps"), ("host_link_gbps", "host_link_gbps")):
+            for key, col in (
+                ("fp16_tflops", "fp16_tflops"),
+                ("host_memory_gb", "host_memory_gb"),
+                ("host_bandwidth_gbps", "host_bandwidth_gbps"),
+                ("host_link_gbps", "host_link_gbps"),
+            ):
                 value = _opt_float(raw, col)
                 if value is not None:
                     fields[key] = value
@@ -203,6 +241,11 @@ def parse_hardware_specs(text: str) -> tuple[dict[str, HardwareSpec], list[str]]
         except (_Bad, ValueError, ValidationError) as err:
             problems.append(f"hardware_specs line {n}: {str(err).splitlines()[0]}")
             continue
-        specs[name] = HardwareSpec(name=name, hardware=hw, host_known=host_bw is not None,
-                                   source=raw["source"].strip(), notes=(raw.get("notes") or "").strip())
+        specs[name] = HardwareSpec(
+            name=name,
+            hardware=hw,
+            host_known=host_bw is not None,
+            source=raw["source"].strip(),
+            notes=(raw.get("notes") or "").strip(),
+        )
     return specs, problems

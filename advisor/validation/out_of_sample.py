@@ -33,15 +33,18 @@ from advisor.validation.stats import ErrorStats, ape, groups
 BOOTSTRAP_DRAWS = 2000
 
 
-def p90_interval(cases: Sequence[Case], errors: NDArray[np.float64], draws: int = BOOTSTRAP_DRAWS,
-                 seed: int = 0) -> tuple[float, float]:
+def p90_interval(
+    cases: Sequence[Case], errors: NDArray[np.float64], draws: int = BOOTSTRAP_DRAWS, seed: int = 0
+) -> tuple[float, float]:
     """5th and 95th percentile of the 90th-percentile error when whole configurations are resampled."""
     keys = [config_key(c.row) for c in cases]
     names = sorted(set(keys))
     rows = [np.array([e for k, e in zip(keys, errors, strict=True) if k == n]) for n in names]
     rng = np.random.default_rng(seed)
-    p90s = [np.percentile(np.concatenate([rows[i] for i in rng.integers(0, len(rows), len(rows))]), 90)
-            for _ in range(draws)]
+    p90s = [
+        np.percentile(np.concatenate([rows[i] for i in rng.integers(0, len(rows), len(rows))]), 90)
+        for _ in range(draws)
+    ]
     lo, hi = np.percentile(p90s, [5, 95])
     return float(lo), float(hi)
 
@@ -108,14 +111,20 @@ def pooled_text(results: Sequence[PooledResult], held_interval: tuple[float, flo
     def f(v: float | None) -> str:
         return "nan" if v is None else f"{v:.2f}"
 
-    lines = ["", "Every usable row out of sample (held-out rows by the committed fit, training rows out of fold; "
-             "the training rows also chose the model's terms, so lean optimistic), median / p90 (%):", ""]
+    lines = [
+        "",
+        "Every usable row out of sample (held-out rows by the committed fit, training rows out of fold; "
+        "the training rows also chose the model's terms, so lean optimistic), median / p90 (%):",
+        "",
+    ]
     lines.append(f"{'':9}{'group':13}{'n':>5}" + "".join(f"{'seed ' + str(r.seed):>16}" for r in results))
     for test, group, key in GROUPS:
         cells = "".join(f"{f(r.stats[key].median):>8}/{f(r.stats[key].p90):<7}" for r in results)
         lines.append(f"{'decode' if test == 'tg' else 'prefill':9}{group:13}{results[0].stats[key].n:5d}{cells}")
     lines.append("")
-    lines.append("depth-0 decode p90, 5th-95th percentile over resampled configurations: held-out rows alone "
-                 f"{held_interval[0]:.1f}-{held_interval[1]:.1f} %; every row "
-                 + ", ".join(f"seed {r.seed} {r.depth0_interval[0]:.1f}-{r.depth0_interval[1]:.1f} %" for r in results))
+    lines.append(
+        "depth-0 decode p90, 5th-95th percentile over resampled configurations: held-out rows alone "
+        f"{held_interval[0]:.1f}-{held_interval[1]:.1f} %; every row "
+        + ", ".join(f"seed {r.seed} {r.depth0_interval[0]:.1f}-{r.depth0_interval[1]:.1f} %" for r in results)
+    )
     return "\n".join(line.rstrip() for line in lines)

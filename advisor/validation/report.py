@@ -26,8 +26,10 @@ TARGETS = {
     ("prefill", "all"): (25.0, None),
 }
 
-SPLIT_TEXT = ("held out = about 30 % of configurations (machine × model × quant × engine, by a hash of "
-              "their names); the fit never saw them")
+SPLIT_TEXT = (
+    "held out = about 30 % of configurations (machine × model × quant × engine, by a hash of "
+    "their names); the fit never saw them"
+)
 
 
 def calibration_dict(cal: Calibration) -> dict[str, Any]:
@@ -41,24 +43,40 @@ def calibration_dict(cal: Calibration) -> dict[str, Any]:
         "moe_token": cal.moe_token,
         "machines": {k: asdict(t) for k, t in cal.machines.items()},
         "generations": {k: asdict(t) for k, t in cal.generations.items()},
-        "groups": {f"{k.value}/{e.value}": {"fitted": t.fitted, "rows": t.rows, "decode": asdict(t.decode),
-                                            "prefill": asdict(t.prefill)}
-                   for (k, e), t in cal.terms.items()},
+        "groups": {
+            f"{k.value}/{e.value}": {
+                "fitted": t.fitted,
+                "rows": t.rows,
+                "decode": asdict(t.decode),
+                "prefill": asdict(t.prefill),
+            }
+            for (k, e), t in cal.terms.items()
+        },
     }
 
 
 def _features(c: Case) -> dict[str, Any]:
     """What a row's prediction rests on, for reading residuals."""
     s, r = c.scenario, c.row
-    return {"kind": c.kind, "class": c.hw_class.value, "engine": c.engine.value,
-            "backend": backend_in_use(s).value if c.engine.value == "llama.cpp" else None,
-            "backend_stated": r.backend is not None, "params_b": s.model.total_params_b,
-            "active_b": s.model.active_b, "bits": s.quant.bits_per_weight, "context": s.workload.context,
-            "prompt": r.prompt_tokens, "gen": r.gen_tokens, "batch": r.batch}
+    return {
+        "kind": c.kind,
+        "class": c.hw_class.value,
+        "engine": c.engine.value,
+        "backend": backend_in_use(s).value if c.engine.value == "llama.cpp" else None,
+        "backend_stated": r.backend is not None,
+        "params_b": s.model.total_params_b,
+        "active_b": s.model.active_b,
+        "bits": s.quant.bits_per_weight,
+        "context": s.workload.context,
+        "prompt": r.prompt_tokens,
+        "gen": r.gen_tokens,
+        "batch": r.batch,
+    }
 
 
-def build_report(data: DataSet, calibration: Calibration | None = None, baseline: Calibration = FLAT,
-                 worst: int = 10) -> dict[str, Any]:
+def build_report(
+    data: DataSet, calibration: Calibration | None = None, baseline: Calibration = FLAT, worst: int = 10
+) -> dict[str, Any]:
     """`worst`: how many of the worst held-out rows to list, for decode and for prefill each."""
     cal = calibration or CALIBRATION
     cases = list(data.cases)
@@ -67,13 +85,20 @@ def build_report(data: DataSet, calibration: Calibration | None = None, baseline
     measured = np.array([c.measured for c in cases], dtype=float)
     err = ape(preds["fitted"], measured)
     order = [i for i in np.argsort(-err, kind="stable") if held[i]]
-    order = ([i for i in order if cases[i].test == "tg"][:worst] + [i for i in order if cases[i].test == "pp"][:worst])
+    order = [i for i in order if cases[i].test == "tg"][:worst] + [i for i in order if cases[i].test == "pp"][:worst]
     worst_rows = [
-        {"line": cases[i].row.line, "test": cases[i].test, "hardware": cases[i].row.hardware_name,
-         "model": cases[i].row.model_name, "measured": cases[i].measured,
-         "fitted": round(float(preds["fitted"][i]), 2), "flat": round(float(preds["flat"][i]), 2),
-         "error_pct": round(float(preds["fitted"][i] / measured[i] - 1) * 100, 1), "source": cases[i].row.source_url,
-         **_features(cases[i])}
+        {
+            "line": cases[i].row.line,
+            "test": cases[i].test,
+            "hardware": cases[i].row.hardware_name,
+            "model": cases[i].row.model_name,
+            "measured": cases[i].measured,
+            "fitted": round(float(preds["fitted"][i]), 2),
+            "flat": round(float(preds["flat"][i]), 2),
+            "error_pct": round(float(preds["fitted"][i] / measured[i] - 1) * 100, 1),
+            "source": cases[i].row.source_url,
+            **_features(cases[i]),
+        }
         for i in order
     ]
     held_rows = group_table(cases, preds, held)
@@ -102,12 +127,17 @@ def build_report(data: DataSet, calibration: Calibration | None = None, baseline
     }
 
 
-def band_coverage(cases: Sequence[Case], predicted: NDArray[np.float64], held: NDArray[np.bool_],
-                  cal: Calibration) -> dict[str, Any]:
+def band_coverage(
+    cases: Sequence[Case], predicted: NDArray[np.float64], held: NDArray[np.bool_], cal: Calibration
+) -> dict[str, Any]:
     """How many held-out decode rows measure inside the band their class and engine carry (it claims the
     10th to 90th percentile, so 80 % of rows that were not used to set it)."""
-    inside = [lo <= c.measured / p <= hi for c, p, h in zip(cases, predicted, held, strict=True)
-              if h and c.test == "tg" and p > 0 for lo, hi in [cal.get(c.hw_class, c.engine).decode.band]]
+    inside = [
+        lo <= c.measured / p <= hi
+        for c, p, h in zip(cases, predicted, held, strict=True)
+        if h and c.test == "tg" and p > 0
+        for lo, hi in [cal.get(c.hw_class, c.engine).decode.band]
+    ]
     pct = round(100.0 * sum(inside) / len(inside), 1) if inside else None
     return {"held_out_decode_rows": len(inside), "inside_pct": pct, "nominal_pct": 80.0}
 
@@ -121,13 +151,22 @@ def excluded_rows(data: DataSet, cal: Calibration, baseline: Calibration) -> lis
     out: list[dict[str, Any]] = []
     for e in data.excluded:
         r = e.row
-        item: dict[str, Any] = {"line": r.line, "test": r.test, "hardware": r.hardware_name, "model": r.model_name,
-                                "quant": r.quant, "measured": r.tok_s, "reason": e.reason, "source": r.source_url,
-                                "held_out": held_out(r)}
+        item: dict[str, Any] = {
+            "line": r.line,
+            "test": r.test,
+            "hardware": r.hardware_name,
+            "model": r.model_name,
+            "quant": r.quant,
+            "measured": r.tok_s,
+            "reason": e.reason,
+            "source": r.source_url,
+            "held_out": held_out(r),
+        }
         if e.case is not None:
             f = float(fitted[id(e.case)])
-            item.update(fitted=round(f, 2), flat=round(float(flat[id(e.case)]), 2),
-                        error_pct=round((f / r.tok_s - 1) * 100, 1))
+            item.update(
+                fitted=round(f, 2), flat=round(float(flat[id(e.case)]), 2), error_pct=round((f / r.tok_s - 1) * 100, 1)
+            )
         else:
             item["not_predictable"] = True
         out.append(item)
@@ -168,9 +207,12 @@ def report_text(report: dict[str, Any]) -> str:
             lines.append(f"{r['test']:9}{r['group']:28}{r['n']:5d}   {_cell(r['flat'])}   {_cell(r['fitted'])}")
     cov = report.get("band_coverage") or {}
     if cov.get("inside_pct") is not None:
-        lines += ["", f"Band: {cov['inside_pct']:.1f} % of the {cov['held_out_decode_rows']} held-out decode rows "
-                      f"measure inside the band the app draws for them (it claims {cov['nominal_pct']:.0f} %: "
-                      "the 10th to 90th percentile)."]
+        lines += [
+            "",
+            f"Band: {cov['inside_pct']:.1f} % of the {cov['held_out_decode_rows']} held-out decode rows "
+            f"measure inside the band the app draws for them (it claims {cov['nominal_pct']:.0f} %: "
+            "the 10th to 90th percentile).",
+        ]
     lines += ["", "Targets (held-out, fitted):"]
     for t in report["targets"]:
         goal = f"median ≤ {t['median_pct']:g} %" + (f", p90 ≤ {t['p90_pct']:g} %" if t["p90_pct"] else "")
@@ -187,10 +229,15 @@ def report_text(report: dict[str, Any]) -> str:
         for reason, items in by_reason.items():
             lines.append(f"  {len(items)} × {reason}")
             for e in items:
-                where = ("not predictable (skipped anyway)" if e.get("not_predictable") else
-                         f"measured {e['measured']:g}, fitted {e['fitted']:g} ({e['error_pct']:+.0f} %)")
-                lines.append(f"    line {e['line']:>4} {e['test']} {e['hardware'][:34]:34} {e['model'][:22]:22} "
-                             f"{e['quant'] or '':7} {where}")
+                where = (
+                    "not predictable (skipped anyway)"
+                    if e.get("not_predictable")
+                    else f"measured {e['measured']:g}, fitted {e['fitted']:g} ({e['error_pct']:+.0f} %)"
+                )
+                lines.append(
+                    f"    line {e['line']:>4} {e['test']} {e['hardware'][:34]:34} {e['model'][:22]:22} "
+                    f"{e['quant'] or '':7} {where}"
+                )
     if d["unreadable"]:
         lines += ["", "Unreadable rows:"] + [f"  {p}" for p in d["unreadable"]]
     if report["worst_held_out"]:
@@ -199,7 +246,9 @@ def report_text(report: dict[str, Any]) -> str:
             size = f"{w['params_b']:g}B" + (f"-A{w['active_b']:g}B" if w["active_b"] != w["params_b"] else "")
             ctx = f"ctx {w['context']}" if w["test"] == "tg" else f"pp{w['prompt']}@{w['context'] - w['prompt']}"
             backend = (w["backend"] or w["engine"]) + ("" if w["backend_stated"] or not w["backend"] else "?")
-            lines.append(f"  line {w['line']:>4} {w['test']} {w['hardware'][:30]:30} {w['model'][:22]:22} "
-                         f"{size:>11} {w['bits']:5.2f}b {backend:7} {ctx:14} b{w['batch']:<3} "
-                         f"measured {w['measured']:g}, fitted {w['fitted']:g} ({w['error_pct']:+.0f} %)")
+            lines.append(
+                f"  line {w['line']:>4} {w['test']} {w['hardware'][:30]:30} {w['model'][:22]:22} "
+                f"{size:>11} {w['bits']:5.2f}b {backend:7} {ctx:14} b{w['batch']:<3} "
+                f"measured {w['measured']:g}, fitted {w['fitted']:g} ({w['error_pct']:+.0f} %)"
+            )
     return "\n".join(lines)

@@ -53,8 +53,7 @@ QUANT_FROM_NOTES: tuple[tuple[str, float, str], ...] = (
 )
 
 
-def row_hardware(row: Measurement, catalog: Catalog, specs: Mapping[str, HardwareSpec]
-                 ) -> tuple[Hardware, bool] | str:
+def row_hardware(row: Measurement, catalog: Catalog, specs: Mapping[str, HardwareSpec]) -> tuple[Hardware, bool] | str:
     """The row's machine and whether its host RAM is known, or why there is none."""
     if row.hardware_id:
         entry = catalog.hardware.get(row.hardware_id)
@@ -91,8 +90,13 @@ def row_model(row: Measurement, catalog: Catalog) -> tuple[ModelArch, list[str]]
     if total is None or total <= 0:
         return "no parameter count for the model"
     active = row.active_params_b if row.active_params_b is not None else (base.active_params_b if base else None)
-    if (base is not None and base.active_params_b is not None and active is not None
-            and total == base.total_params_b and active != base.active_params_b):
+    if (
+        base is not None
+        and base.active_params_b is not None
+        and active is not None
+        and total == base.total_params_b
+        and active != base.active_params_b
+    ):
         # the same model's published count in another convention (gpt-oss's card leaves out the input
         # embedding): the catalog's, every weight but the unused experts, is what the core splits by
         caveats.append(f"active {active:g} B counted as the catalog's {base.active_params_b:g} B")
@@ -142,6 +146,7 @@ def row_quant(row: Measurement, catalog: Catalog, arch: ModelArch, bpw: float) -
     expert_bits = (bpw * (dense + experts) - dense_bits * dense) / experts
     if not 0 < expert_bits <= bpw:
         return Quant(name=name, bits_per_weight=bpw), None
-    return (Quant(name=name, bits_per_weight=expert_bits, dense_bits_per_weight=dense_bits),
-            f"{row.quant}: {dense_bits:g} bits outside the experts, {expert_bits:.2f} in them "
-            f"(the file averages {bpw:g})")
+    return (
+        Quant(name=name, bits_per_weight=expert_bits, dense_bits_per_weight=dense_bits),
+        f"{row.quant}: {dense_bits:g} bits outside the experts, {expert_bits:.2f} in them (the file averages {bpw:g})",
+    )

@@ -61,8 +61,9 @@ def groups(cases: Sequence[Case]) -> list[tuple[str, Callable[[Case], bool]]]:
     return out
 
 
-def group_table(cases: Sequence[Case], predictions: dict[str, NDArray[np.float64]],
-                mask: NDArray[np.bool_] | None = None) -> list[dict[str, object]]:
+def group_table(
+    cases: Sequence[Case], predictions: dict[str, NDArray[np.float64]], mask: NDArray[np.bool_] | None = None
+) -> list[dict[str, object]]:
     """One row per (test, group): n and median/p90 APE for each named prediction set."""
     measured = np.array([c.measured for c in cases], dtype=float)
     base = np.ones(len(cases), bool) if mask is None else mask

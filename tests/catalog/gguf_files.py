@@ -29,11 +29,26 @@ def _nbytes(shape: Sequence[int], typ: T) -> int:
     return n // block * size
 
 
-def write_gguf(path: Path, *, arch: str = "llama", name: str = "Tiny Llama", layers: int = 2, hidden: int = 256,
-               heads: int = 4, kv_heads: int | list[int] = 2, vocab: int = 512, ff: int = 512,
-               experts: int = 0, used: int = 0, context: int = 4096, with_data: bool = True,
-               tokens: bool = True, merges: int = 0, extra: dict[str, int] | None = None,
-               tied: bool = False) -> Written:
+def write_gguf(
+    path: Path,
+    *,
+    arch: str = "llama",
+    name: str = "Tiny Llama",
+    layers: int = 2,
+    hidden: int = 256,
+    heads: int = 4,
+    kv_heads: int | list[int] = 2,
+    vocab: int = 512,
+    ff: int = 512,
+    experts: int = 0,
+    used: int = 0,
+    context: int = 4096,
+    with_data: bool = True,
+    tokens: bool = True,
+    merges: int = 0,
+    extra: dict[str, int] | None = None,
+    tied: bool = False,
+) -> Written:
     """A llama-shaped model: F16 embeddings, Q8_0 attention, Q4_K MLP (or MoE experts), F32 norms.
     with_data=False writes the header and tensor infos only, then extends the file sparsely to full size."""
     w = GGUFWriter(path, arch)
@@ -64,17 +79,27 @@ def write_gguf(path: Path, *, arch: str = "llama", name: str = "Tiny Llama", lay
         b = f"blk.{i}"
         q = hidden
         kv = hidden // heads * (max(kv_heads) if isinstance(kv_heads, list) else kv_heads)
-        shapes += [(f"{b}.attn_norm.weight", (hidden,), T.F32), (f"{b}.attn_q.weight", (q, hidden), T.Q8_0),
-                   (f"{b}.attn_k.weight", (kv, hidden), T.Q8_0), (f"{b}.attn_v.weight", (kv, hidden), T.Q8_0),
-                   (f"{b}.attn_output.weight", (hidden, q), T.Q8_0), (f"{b}.ffn_norm.weight", (hidden,), T.F32)]
+        shapes += [
+            (f"{b}.attn_norm.weight", (hidden,), T.F32),
+            (f"{b}.attn_q.weight", (q, hidden), T.Q8_0),
+            (f"{b}.attn_k.weight", (kv, hidden), T.Q8_0),
+            (f"{b}.attn_v.weight", (kv, hidden), T.Q8_0),
+            (f"{b}.attn_output.weight", (hidden, q), T.Q8_0),
+            (f"{b}.ffn_norm.weight", (hidden,), T.F32),
+        ]
         if experts:
-            shapes += [(f"{b}.ffn_gate_inp.weight", (experts, hidden), T.F32),
-                       (f"{b}.ffn_gate_exps.weight", (experts, ff, hidden), T.Q4_K),
-                       (f"{b}.ffn_up_exps.weight", (experts, ff, hidden), T.Q4_K),
-                       (f"{b}.ffn_down_exps.weight", (experts, hidden, ff), T.Q8_0)]
+            shapes += [
+                (f"{b}.ffn_gate_inp.weight", (experts, hidden), T.F32),
+                (f"{b}.ffn_gate_exps.weight", (experts, ff, hidden), T.Q4_K),
+                (f"{b}.ffn_up_exps.weight", (experts, ff, hidden), T.Q4_K),
+                (f"{b}.ffn_down_exps.weight", (experts, hidden, ff), T.Q8_0),
+            ]
         else:
-            shapes += [(f"{b}.ffn_gate.weight", (ff, hidden), T.Q4_K), (f"{b}.ffn_up.weight", (ff, hidden), T.Q4_K),
-                       (f"{b}.ffn_down.weight", (hidden, ff), T.Q4_K)]
+            shapes += [
+                (f"{b}.ffn_gate.weight", (ff, hidden), T.Q4_K),
+                (f"{b}.ffn_up.weight", (ff, hidden), T.Q4_K),
+                (f"{b}.ffn_down.weight", (hidden, ff), T.Q4_K),
+            ]
     shapes += [("output_norm.weight", (hidden,), T.F32)]
     if not tied:  # a tied model's head reads token_embd: the file has no output.weight
         shapes += [("output.weight", (vocab, hidden), T.Q8_0)]

@@ -31,11 +31,14 @@ def _one_line_error(code: int, err: str, *needles: str) -> None:
         assert n in lines[0], lines[0]
 
 
-@pytest.mark.parametrize(("kind", "expect"), [
-    ("hardware", ["rtx-4090", "memory GB", "GB/s"]),
-    ("models", ["llama-3.1-8b", "params B", "131,072"]),
-    ("quants", ["q4_k_m", "bpw", "4.89"]),
-])
+@pytest.mark.parametrize(
+    ("kind", "expect"),
+    [
+        ("hardware", ["rtx-4090", "memory GB", "GB/s"]),
+        ("models", ["llama-3.1-8b", "params B", "131,072"]),
+        ("quants", ["q4_k_m", "bpw", "4.89"]),
+    ],
+)
 def test_listing(capsys: pytest.CaptureFixture[str], kind: str, expect: list[str]) -> None:
     code, out, _ = run(capsys, "catalog", kind)
     assert code == 0
@@ -101,15 +104,18 @@ def test_add_with_id_and_shadowing(tmp_path: Path, capsys: pytest.CaptureFixture
     assert row["origin"] == "user" and row["shadows_shipped"] is True
 
 
-@pytest.mark.parametrize("argv", [
-    ["inspect", "{tmp}/missing.gguf"],
-    ["catalog", "add", "{tmp}/missing.gguf"],
-    ["inspect", "{tmp}/notes.txt"],
-    ["inspect", "{tmp}/broken.gguf"],
-    ["inspect", "{tmp}/bad.json"],
-    ["inspect", "{tmp}"],
-    ["catalog", "add", "{tmp}/tiny.gguf", "--id", "Not A Slug!"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["inspect", "{tmp}/missing.gguf"],
+        ["catalog", "add", "{tmp}/missing.gguf"],
+        ["inspect", "{tmp}/notes.txt"],
+        ["inspect", "{tmp}/broken.gguf"],
+        ["inspect", "{tmp}/bad.json"],
+        ["inspect", "{tmp}"],
+        ["catalog", "add", "{tmp}/tiny.gguf", "--id", "Not A Slug!"],
+    ],
+)
 def test_bad_input_one_line_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
     w = write_gguf(tmp_path / "tiny.gguf")
     (tmp_path / "broken.gguf").write_bytes(w.path.read_bytes()[:100])

@@ -49,8 +49,9 @@ def test_moe(tmp_path: Path) -> None:
     assert m.expert_bits_per_weight is not None and m.dense_bits_per_weight is not None
     assert 4.5 < m.expert_bits_per_weight < 8.5 < m.dense_bits_per_weight
     rest = w.params - w.expert_params
-    assert (m.expert_bits_per_weight * w.expert_params + m.dense_bits_per_weight * rest) / 8 == \
-        pytest.approx(w.tensor_bytes)
+    assert (m.expert_bits_per_weight * w.expert_params + m.dense_bits_per_weight * rest) / 8 == pytest.approx(
+        w.tensor_bytes
+    )
     q = m.quant()
     assert (q.bits_per_weight, q.dense_bits_per_weight) == (m.expert_bits_per_weight, m.dense_bits_per_weight)
     # the core's split of this entry (from its active count) is the file's own: bytes stored come out exact
@@ -76,15 +77,19 @@ def test_per_layer_kv_heads_take_the_max(tmp_path: Path) -> None:
 
 
 def test_sliding_window_pattern_by_arch(tmp_path: Path) -> None:
-    w = write_gguf(tmp_path / "g3.gguf", arch="gemma3", layers=12, context=32768,
-                   extra={"{arch}.attention.sliding_window": 1024})
+    w = write_gguf(
+        tmp_path / "g3.gguf", arch="gemma3", layers=12, context=32768, extra={"{arch}.attention.sliding_window": 1024}
+    )
     e = import_gguf(w.path).entry
     assert e.attention == "sliding" and e.sliding_window == 1024 and e.sliding_layers == 10  # 5 of every 6
 
 
 def test_mla_fields(tmp_path: Path) -> None:
-    w = write_gguf(tmp_path / "ds.gguf", arch="deepseek2", extra={
-        "{arch}.attention.kv_lora_rank": 512, "{arch}.rope.dimension_count": 64})
+    w = write_gguf(
+        tmp_path / "ds.gguf",
+        arch="deepseek2",
+        extra={"{arch}.attention.kv_lora_rank": 512, "{arch}.rope.dimension_count": 64},
+    )
     e = import_gguf(w.path).entry
     assert (e.attention, e.kv_lora_rank, e.rope_dim) == ("mla", 512, 64)
 
@@ -115,8 +120,19 @@ def test_sparse_40gb_file_imports_fast(tmp_path: Path) -> None:
     """Llama-70B shapes at Q4_K with a 128k vocabulary: the data region is a sparse hole, never read."""
     path = tmp_path / "big-70b.gguf"
     try:
-        w = write_gguf(path, name="Big 70B", layers=80, hidden=8192, heads=64, kv_heads=8, vocab=128256,
-                       ff=28672, context=131072, with_data=False, merges=280_000)
+        w = write_gguf(
+            path,
+            name="Big 70B",
+            layers=80,
+            hidden=8192,
+            heads=64,
+            kv_heads=8,
+            vocab=128256,
+            ff=28672,
+            context=131072,
+            with_data=False,
+            merges=280_000,
+        )
     except OSError as err:  # a filesystem without sparse files
         pytest.skip(f"cannot make a sparse file here: {err}")
     size = path.stat().st_size
@@ -139,16 +155,25 @@ def test_hybrid_files_cache_only_their_attention_layers(tmp_path: Path) -> None:
     # Qwen3.5/3.6: every full_attention_interval-th layer attends (llama.cpp's default 4 when unstated)
     q = write_gguf(tmp_path / "q.gguf", arch="qwen35moe", layers=8, experts=4, used=2, with_data=False)
     assert import_gguf(q.path).entry.kv_bytes_per_token_override == 2 * 2 * 2 * 64 * 2
-    q2 = write_gguf(tmp_path / "q2.gguf", arch="qwen35", layers=8, with_data=False,
-                    extra={"{arch}.full_attention_interval": 2, "{arch}.ssm.state_size": 16,
-                           "{arch}.ssm.inner_size": 64, "{arch}.ssm.group_count": 2, "{arch}.ssm.conv_kernel": 4})
+    q2 = write_gguf(
+        tmp_path / "q2.gguf",
+        arch="qwen35",
+        layers=8,
+        with_data=False,
+        extra={
+            "{arch}.full_attention_interval": 2,
+            "{arch}.ssm.state_size": 16,
+            "{arch}.ssm.inner_size": 64,
+            "{arch}.ssm.group_count": 2,
+            "{arch}.ssm.conv_kernel": 4,
+        },
+    )
     e2 = import_gguf(q2.path).entry
     assert e2.kv_bytes_per_token_override == 2 * 4 * 2 * 64 * 2
     # the 4 recurrent layers' f32 state: 16 × 64 plus 3 × (64 + 2 × 2 × 16) conv inputs each
     assert e2.state_bytes_per_sequence == 4 * 4 * (16 * 64 + 3 * (64 + 2 * 2 * 16))
     # a plain llama file keeps the cache its shape gives
-    assert import_gguf(write_gguf(tmp_path / "l.gguf", with_data=False).path).entry.kv_bytes_per_token_override \
-        is None
+    assert import_gguf(write_gguf(tmp_path / "l.gguf", with_data=False).path).entry.kv_bytes_per_token_override is None
 
 
 def test_tied_embeddings_from_the_tensor_names(tmp_path: Path) -> None:

@@ -82,14 +82,17 @@ def test_bad_version(tiny: Written, version: int, match: str) -> None:
     _expect_error(bad, match)
 
 
-@pytest.mark.parametrize(("offset", "value", "match"), [
-    (8, 10**9, "tensor count 1,000,000,000 exceeds"),
-    (16, 10**7, "metadata count 10,000,000 exceeds"),
-    (24, 2**40, "exceeds 1 MiB"),  # the first key's length
-])
+@pytest.mark.parametrize(
+    ("offset", "value", "match"),
+    [
+        (8, 10**9, "tensor count 1,000,000,000 exceeds"),
+        (16, 10**7, "metadata count 10,000,000 exceeds"),
+        (24, 2**40, "exceeds 1 MiB"),  # the first key's length
+    ],
+)
 def test_absurd_counts(tiny: Written, offset: int, value: int, match: str) -> None:
     raw = bytearray(tiny.path.read_bytes())
-    raw[offset:offset + 8] = struct.pack("<Q", value)
+    raw[offset : offset + 8] = struct.pack("<Q", value)
     bad = tiny.path.with_name("absurd.gguf")
     bad.write_bytes(raw)
     _expect_error(bad, match)
@@ -156,8 +159,9 @@ def test_not_a_file(tmp_path: Path) -> None:
 @pytest.fixture(scope="module")
 def small_valid(tmp_path_factory: pytest.TempPathFactory) -> bytes:
     path = tmp_path_factory.mktemp("fuzz") / "base.gguf"
-    write_gguf(path, layers=1, vocab=16, hidden=256, ff=256, experts=4, used=2,
-               extra={"{arch}.attention.sliding_window": 64})
+    write_gguf(
+        path, layers=1, vocab=16, hidden=256, ff=256, experts=4, used=2, extra={"{arch}.attention.sliding_window": 64}
+    )
     return path.read_bytes()
 
 
@@ -166,12 +170,13 @@ def small_valid(tmp_path_factory: pytest.TempPathFactory) -> bytes:
 def test_fuzzed_header_only_raises_gguf_error(small_valid: bytes, tmp_path: Path, data: st.DataObject) -> None:
     header_end = min(len(small_valid), 2048)
     raw = bytearray(small_valid)
-    mutations = data.draw(st.lists(st.tuples(st.integers(0, header_end - 1), st.integers(0, 255)),
-                                   min_size=1, max_size=8))
+    mutations = data.draw(
+        st.lists(st.tuples(st.integers(0, header_end - 1), st.integers(0, 255)), min_size=1, max_size=8)
+    )
     for pos, byte in mutations:
         raw[pos] = byte
     if data.draw(st.booleans()):
-        raw = raw[:data.draw(st.integers(0, len(raw)))]
+        raw = raw[: data.draw(st.integers(0, len(raw)))]
     path = tmp_path / "fuzz.gguf"
     path.write_bytes(bytes(raw))
     try:

@@ -11,47 +11,122 @@ import pytest
 from advisor.catalog.hf_import import HFImportError, import_hf_config
 
 LLAMA_31_8B: dict[str, Any] = {
-    "architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336,
-    "num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 8, "vocab_size": 128256,
-    "max_position_embeddings": 131072, "tie_word_embeddings": False, "torch_dtype": "bfloat16",
-    "rope_scaling": {"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
-                     "original_max_position_embeddings": 8192, "rope_type": "llama3"},
+    "architectures": ["LlamaForCausalLM"],
+    "model_type": "llama",
+    "hidden_size": 4096,
+    "intermediate_size": 14336,
+    "num_attention_heads": 32,
+    "num_hidden_layers": 32,
+    "num_key_value_heads": 8,
+    "vocab_size": 128256,
+    "max_position_embeddings": 131072,
+    "tie_word_embeddings": False,
+    "torch_dtype": "bfloat16",
+    "rope_scaling": {
+        "factor": 8.0,
+        "low_freq_factor": 1.0,
+        "high_freq_factor": 4.0,
+        "original_max_position_embeddings": 8192,
+        "rope_type": "llama3",
+    },
 }
 QWEN3_30B_A3B: dict[str, Any] = {
-    "architectures": ["Qwen3MoeForCausalLM"], "model_type": "qwen3_moe", "hidden_size": 2048, "head_dim": 128,
-    "intermediate_size": 6144, "moe_intermediate_size": 768, "num_experts": 128, "num_experts_per_tok": 8,
-    "num_hidden_layers": 48, "num_attention_heads": 32, "num_key_value_heads": 4, "vocab_size": 151936,
-    "max_position_embeddings": 40960, "tie_word_embeddings": False, "decoder_sparse_step": 1, "mlp_only_layers": [],
-    "sliding_window": None, "use_sliding_window": False, "max_window_layers": 48, "torch_dtype": "bfloat16",
+    "architectures": ["Qwen3MoeForCausalLM"],
+    "model_type": "qwen3_moe",
+    "hidden_size": 2048,
+    "head_dim": 128,
+    "intermediate_size": 6144,
+    "moe_intermediate_size": 768,
+    "num_experts": 128,
+    "num_experts_per_tok": 8,
+    "num_hidden_layers": 48,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 4,
+    "vocab_size": 151936,
+    "max_position_embeddings": 40960,
+    "tie_word_embeddings": False,
+    "decoder_sparse_step": 1,
+    "mlp_only_layers": [],
+    "sliding_window": None,
+    "use_sliding_window": False,
+    "max_window_layers": 48,
+    "torch_dtype": "bfloat16",
 }
 GEMMA3_12B: dict[str, Any] = {  # the multimodal config: the LM under text_config, most keys left at defaults
-    "architectures": ["Gemma3ForConditionalGeneration"], "model_type": "gemma3", "torch_dtype": "bfloat16",
-    "text_config": {"hidden_size": 3840, "intermediate_size": 15360, "model_type": "gemma3_text",
-                    "num_attention_heads": 16, "num_hidden_layers": 48, "num_key_value_heads": 8,
-                    "rope_scaling": {"factor": 8.0, "rope_type": "linear"}, "sliding_window": 1024},
+    "architectures": ["Gemma3ForConditionalGeneration"],
+    "model_type": "gemma3",
+    "torch_dtype": "bfloat16",
+    "text_config": {
+        "hidden_size": 3840,
+        "intermediate_size": 15360,
+        "model_type": "gemma3_text",
+        "num_attention_heads": 16,
+        "num_hidden_layers": 48,
+        "num_key_value_heads": 8,
+        "rope_scaling": {"factor": 8.0, "rope_type": "linear"},
+        "sliding_window": 1024,
+    },
     "vision_config": {"hidden_size": 1152, "model_type": "siglip_vision_model", "num_hidden_layers": 27},
 }
 DEEPSEEK_V3: dict[str, Any] = {
-    "architectures": ["DeepseekV3ForCausalLM"], "model_type": "deepseek_v3", "hidden_size": 7168,
-    "intermediate_size": 18432, "moe_intermediate_size": 2048, "n_routed_experts": 256, "n_shared_experts": 1,
-    "num_experts_per_tok": 8, "first_k_dense_replace": 3, "moe_layer_freq": 1, "num_hidden_layers": 61,
-    "num_attention_heads": 128, "num_key_value_heads": 128, "kv_lora_rank": 512, "q_lora_rank": 1536,
-    "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128, "vocab_size": 129280,
-    "max_position_embeddings": 163840, "tie_word_embeddings": False, "num_nextn_predict_layers": 1,
-    "torch_dtype": "bfloat16", "quantization_config": {"quant_method": "fp8", "weight_block_size": [128, 128]},
+    "architectures": ["DeepseekV3ForCausalLM"],
+    "model_type": "deepseek_v3",
+    "hidden_size": 7168,
+    "intermediate_size": 18432,
+    "moe_intermediate_size": 2048,
+    "n_routed_experts": 256,
+    "n_shared_experts": 1,
+    "num_experts_per_tok": 8,
+    "first_k_dense_replace": 3,
+    "moe_layer_freq": 1,
+    "num_hidden_layers": 61,
+    "num_attention_heads": 128,
+    "num_key_value_heads": 128,
+    "kv_lora_rank": 512,
+    "q_lora_rank": 1536,
+    "qk_nope_head_dim": 128,
+    "qk_rope_head_dim": 64,
+    "v_head_dim": 128,
+    "vocab_size": 129280,
+    "max_position_embeddings": 163840,
+    "tie_word_embeddings": False,
+    "num_nextn_predict_layers": 1,
+    "torch_dtype": "bfloat16",
+    "quantization_config": {"quant_method": "fp8", "weight_block_size": [128, 128]},
 }
 GPT_OSS_20B: dict[str, Any] = {
-    "architectures": ["GptOssForCausalLM"], "model_type": "gpt_oss", "hidden_size": 2880, "intermediate_size": 2880,
-    "head_dim": 64, "num_attention_heads": 64, "num_key_value_heads": 8, "num_hidden_layers": 24,
-    "num_local_experts": 32, "num_experts_per_tok": 4, "experts_per_token": 4, "vocab_size": 201088,
-    "max_position_embeddings": 131072, "sliding_window": 128, "tie_word_embeddings": False,
-    "layer_types": ["sliding_attention", "full_attention"] * 12, "attention_bias": True,
+    "architectures": ["GptOssForCausalLM"],
+    "model_type": "gpt_oss",
+    "hidden_size": 2880,
+    "intermediate_size": 2880,
+    "head_dim": 64,
+    "num_attention_heads": 64,
+    "num_key_value_heads": 8,
+    "num_hidden_layers": 24,
+    "num_local_experts": 32,
+    "num_experts_per_tok": 4,
+    "experts_per_token": 4,
+    "vocab_size": 201088,
+    "max_position_embeddings": 131072,
+    "sliding_window": 128,
+    "tie_word_embeddings": False,
+    "layer_types": ["sliding_attention", "full_attention"] * 12,
+    "attention_bias": True,
     "quantization_config": {"quant_method": "mxfp4"},
 }
 MIXTRAL_8X7B: dict[str, Any] = {
-    "model_type": "mixtral", "hidden_size": 4096, "intermediate_size": 14336, "num_attention_heads": 32,
-    "num_hidden_layers": 32, "num_key_value_heads": 8, "num_local_experts": 8, "num_experts_per_tok": 2,
-    "vocab_size": 32000, "max_position_embeddings": 32768, "sliding_window": None, "tie_word_embeddings": False,
+    "model_type": "mixtral",
+    "hidden_size": 4096,
+    "intermediate_size": 14336,
+    "num_attention_heads": 32,
+    "num_hidden_layers": 32,
+    "num_key_value_heads": 8,
+    "num_local_experts": 8,
+    "num_experts_per_tok": 2,
+    "vocab_size": 32000,
+    "max_position_embeddings": 32768,
+    "sliding_window": None,
+    "tie_word_embeddings": False,
 }
 
 
@@ -62,16 +137,20 @@ def _write(folder: Path, config: dict[str, Any], name: str = "config.json") -> P
     return path
 
 
-@pytest.mark.parametrize(("config", "folder", "total", "active"), [
-    (LLAMA_31_8B, "Llama-3.1-8B", 8.03, None),
-    (QWEN3_30B_A3B, "Qwen3-30B-A3B", 30.5, 3.3),
-    (GEMMA3_12B, "gemma-3-12b-it", 12.2, None),  # published total includes the 0.4B vision tower
-    (DEEPSEEK_V3, "DeepSeek-V3", 671, 37),
-    (GPT_OSS_20B, "gpt-oss-20b", 20.9, 3.6 + 0.58),  # OpenAI's 3.6B active leaves out the 0.58B embedding
-    (MIXTRAL_8X7B, "Mixtral-8x7B-v0.1", 46.7, 12.9),
-])
-def test_published_totals(tmp_path: Path, config: dict[str, Any], folder: str, total: float,
-                          active: float | None) -> None:
+@pytest.mark.parametrize(
+    ("config", "folder", "total", "active"),
+    [
+        (LLAMA_31_8B, "Llama-3.1-8B", 8.03, None),
+        (QWEN3_30B_A3B, "Qwen3-30B-A3B", 30.5, 3.3),
+        (GEMMA3_12B, "gemma-3-12b-it", 12.2, None),  # published total includes the 0.4B vision tower
+        (DEEPSEEK_V3, "DeepSeek-V3", 671, 37),
+        (GPT_OSS_20B, "gpt-oss-20b", 20.9, 3.6 + 0.58),  # OpenAI's 3.6B active leaves out the 0.58B embedding
+        (MIXTRAL_8X7B, "Mixtral-8x7B-v0.1", 46.7, 12.9),
+    ],
+)
+def test_published_totals(
+    tmp_path: Path, config: dict[str, Any], folder: str, total: float, active: float | None
+) -> None:
     got = import_hf_config(_write(tmp_path / folder, config))
     e = got.entry
     assert e.total_params_b == pytest.approx(total, rel=0.05)
@@ -143,15 +222,18 @@ def test_hub_cache_path_names_the_repo(tmp_path: Path) -> None:
     assert import_hf_config(_write(folder, QWEN3_30B_A3B)).entry.name == "Qwen3-30B-A3B"
 
 
-@pytest.mark.parametrize(("content", "match"), [
-    ("{not json", "config.json: not valid JSON (line 1, column 2)"),
-    ("[1, 2]", "config.json: expected a JSON object"),
-    (json.dumps({k: v for k, v in LLAMA_31_8B.items() if k != "hidden_size"}), "missing 'hidden_size'"),
-    (json.dumps({**LLAMA_31_8B, "num_hidden_layers": "32"}), "field 'num_hidden_layers': expected a non-negative"),
-    (json.dumps({**LLAMA_31_8B, "num_key_value_heads": True}), "field 'num_key_value_heads'"),
-    (json.dumps({k: v for k, v in LLAMA_31_8B.items() if k != "intermediate_size"}), "missing 'intermediate_size'"),
-    (json.dumps({**LLAMA_31_8B, "max_position_embeddings": 10**10}), "invalid max_context"),
-])
+@pytest.mark.parametrize(
+    ("content", "match"),
+    [
+        ("{not json", "config.json: not valid JSON (line 1, column 2)"),
+        ("[1, 2]", "config.json: expected a JSON object"),
+        (json.dumps({k: v for k, v in LLAMA_31_8B.items() if k != "hidden_size"}), "missing 'hidden_size'"),
+        (json.dumps({**LLAMA_31_8B, "num_hidden_layers": "32"}), "field 'num_hidden_layers': expected a non-negative"),
+        (json.dumps({**LLAMA_31_8B, "num_key_value_heads": True}), "field 'num_key_value_heads'"),
+        (json.dumps({k: v for k, v in LLAMA_31_8B.items() if k != "intermediate_size"}), "missing 'intermediate_size'"),
+        (json.dumps({**LLAMA_31_8B, "max_position_embeddings": 10**10}), "invalid max_context"),
+    ],
+)
 def test_bad_configs(tmp_path: Path, content: str, match: str) -> None:
     path = tmp_path / "config.json"
     path.write_text(content)
@@ -172,14 +254,28 @@ def test_bad_index_and_missing_file(tmp_path: Path) -> None:
 # Qwen3.6-35B-A3B's text config (the keys that matter): one layer in four attends, the rest are Gated DeltaNet
 # linear-attention layers with a fixed-size state (full_attention_interval 4).
 QWEN36_35B_A3B: dict[str, Any] = {
-    "architectures": ["Qwen3_5MoeForConditionalGeneration"], "model_type": "qwen3_5_moe",
-    "text_config": {"model_type": "qwen3_5_moe_text", "hidden_size": 2048, "num_hidden_layers": 40,
-                    "num_attention_heads": 16, "num_key_value_heads": 2, "head_dim": 256,
-                    "linear_num_value_heads": 32, "linear_num_key_heads": 16, "linear_key_head_dim": 128,
-                    "linear_value_head_dim": 128, "vocab_size": 248320, "num_experts": 256,
-                    "num_experts_per_tok": 8, "moe_intermediate_size": 512,
-                    "shared_expert_intermediate_size": 512, "full_attention_interval": 4,
-                    "max_position_embeddings": 262144, "tie_word_embeddings": False},
+    "architectures": ["Qwen3_5MoeForConditionalGeneration"],
+    "model_type": "qwen3_5_moe",
+    "text_config": {
+        "model_type": "qwen3_5_moe_text",
+        "hidden_size": 2048,
+        "num_hidden_layers": 40,
+        "num_attention_heads": 16,
+        "num_key_value_heads": 2,
+        "head_dim": 256,
+        "linear_num_value_heads": 32,
+        "linear_num_key_heads": 16,
+        "linear_key_head_dim": 128,
+        "linear_value_head_dim": 128,
+        "vocab_size": 248320,
+        "num_experts": 256,
+        "num_experts_per_tok": 8,
+        "moe_intermediate_size": 512,
+        "shared_expert_intermediate_size": 512,
+        "full_attention_interval": 4,
+        "max_position_embeddings": 262144,
+        "tie_word_embeddings": False,
+    },
 }
 
 
@@ -193,12 +289,26 @@ def test_hybrid_linear_attention_counts_only_the_attention_layers_cache(tmp_path
     assert e.state_bytes_per_sequence == 4 * 30 * (128 * 4096 + 3 * (4096 + 2 * 16 * 128)) == 65_863_680
     assert "65.9 MB of state per sequence" in e.notes
     # the same split written out as layer_types (Qwen3.5/3.8 configs carry both)
-    listed = {**QWEN36_35B_A3B, "text_config": {**QWEN36_35B_A3B["text_config"], "full_attention_interval": None,
-              "layer_types": ["full_attention" if i % 4 == 3 else "linear_attention" for i in range(40)]}}
+    listed = {
+        **QWEN36_35B_A3B,
+        "text_config": {
+            **QWEN36_35B_A3B["text_config"],
+            "full_attention_interval": None,
+            "layer_types": ["full_attention" if i % 4 == 3 else "linear_attention" for i in range(40)],
+        },
+    }
     assert import_hf_config(_write(tmp_path / "listed", listed)).entry.kv_bytes_per_token_override == 20_480
     # a state-space hybrid (Nemotron-H): '*' marks the attention layers in hybrid_override_pattern
-    nemotron = {**LLAMA_31_8B, "model_type": "nemotron_h", "hybrid_override_pattern": "M*MM" * 8,
-                "mamba_num_heads": 64, "mamba_head_dim": 64, "ssm_state_size": 128, "n_groups": 8, "conv_kernel": 4}
+    nemotron = {
+        **LLAMA_31_8B,
+        "model_type": "nemotron_h",
+        "hybrid_override_pattern": "M*MM" * 8,
+        "mamba_num_heads": 64,
+        "mamba_head_dim": 64,
+        "ssm_state_size": 128,
+        "n_groups": 8,
+        "conv_kernel": 4,
+    }
     nemo = import_hf_config(_write(tmp_path / "nemo", nemotron)).entry
     assert nemo.kv_bytes_per_token_override == 2 * 8 * 8 * 128 * 2 and nemo.attention_layers == 8
     assert nemo.state_bytes_per_sequence == 4 * 24 * (128 * 4096 + 3 * (4096 + 2 * 8 * 128))

@@ -13,17 +13,9 @@ from types import ModuleType
 import pytest
 
 from advisor.catalog import longtail
+from advisor.catalog.hardware_search import find_hardware, search_hardware
 from advisor.catalog.loader import Catalog, catalog_root, shipped_catalog
-from advisor.catalog.longtail import (
-    ALIASES,
-    PREFIX,
-    find_hardware,
-    is_longtail,
-    load_longtail,
-    longtail_entries,
-    name_keys,
-    search_hardware,
-)
+from advisor.catalog.longtail import ALIASES, PREFIX, is_longtail, load_longtail, longtail_entries, name_keys
 from advisor.catalog.schema import HardwareEntry
 from advisor.cli import main
 from tests.scripts import ROOT, load
@@ -35,8 +27,10 @@ def catalog() -> Catalog:
 
 
 def test_import_reads_nothing_and_load_is_quick() -> None:
-    code = ("import time, advisor.catalog.longtail as lt; assert lt._cache is None; "
-            "t = time.perf_counter(); tail = lt.load_longtail(); print(time.perf_counter() - t, len(tail.entries))")
+    code = (
+        "import time, advisor.catalog.longtail as lt; assert lt._cache is None; "
+        "t = time.perf_counter(); tail = lt.load_longtail(); print(time.perf_counter() - t, len(tail.entries))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT).stdout
     seconds, count = out.split()
     assert int(count) > 1500
@@ -51,13 +45,17 @@ def test_empty_query_does_not_load_the_long_tail(catalog: Catalog, monkeypatch: 
     assert longtail._cache is None
 
 
-@pytest.mark.parametrize(("query", "eid", "memory_gb", "bandwidth_gbps"), [
-    ("GeForce GTX 1080 Ti", "db-geforce-gtx-1080-ti", 11.0, 484.4),
-    ("Radeon RX 6800", "db-radeon-rx-6800", 16.0, 512.0),
-    ("quadro rtx 8000", "db-quadro-rtx-8000", 48.0, 672.0),
-])
-def test_known_uncurated_gpu_is_found(catalog: Catalog, query: str, eid: str, memory_gb: float,
-                                      bandwidth_gbps: float) -> None:
+@pytest.mark.parametrize(
+    ("query", "eid", "memory_gb", "bandwidth_gbps"),
+    [
+        ("GeForce GTX 1080 Ti", "db-geforce-gtx-1080-ti", 11.0, 484.4),
+        ("Radeon RX 6800", "db-radeon-rx-6800", 16.0, 512.0),
+        ("quadro rtx 8000", "db-quadro-rtx-8000", 48.0, 672.0),
+    ],
+)
+def test_known_uncurated_gpu_is_found(
+    catalog: Catalog, query: str, eid: str, memory_gb: float, bandwidth_gbps: float
+) -> None:
     hits = search_hardware(catalog, query)
     assert hits and hits[0].id == eid, [h.id for h in hits[:5]]
     e = hits[0]
@@ -108,8 +106,15 @@ def test_a_long_tail_id_of_a_curated_gpu_resolves_to_the_curated_entry(catalog: 
 
 
 def test_the_users_own_entry_also_wins(catalog: Catalog) -> None:
-    mine = HardwareEntry(id="my-1080ti", name="GeForce GTX 1080 Ti", vendor="NVIDIA", memory_gb=11,
-                         bandwidth_gbps=484, fp16_tflops=11.3, source="my own card")
+    mine = HardwareEntry(
+        id="my-1080ti",
+        name="GeForce GTX 1080 Ti",
+        vendor="NVIDIA",
+        memory_gb=11,
+        bandwidth_gbps=484,
+        fp16_tflops=11.3,
+        source="my own card",
+    )
     with_mine = Catalog(hardware={**catalog.hardware, mine.id: mine}, models=catalog.models, quants=catalog.quants)
     assert [h.id for h in search_hardware(with_mine, "1080 ti")] == ["my-1080ti"]
 
@@ -143,12 +148,12 @@ def test_limit_keeps_catalog_entries_first(catalog: Catalog) -> None:
     assert len(hits) == n_curated + 10
     assert not any(is_longtail(h) for h in hits[:n_curated]) and all(is_longtail(h) for h in hits[n_curated:])
     assert len(search_hardware(catalog, "geforce", limit=None)) > 500
-    assert len(search_hardware(catalog, "nvidia", limit=3)) == sum(1 for e in catalog.hardware.values()
-                                                                     if "nvidia" in e.name.lower())
+    assert len(search_hardware(catalog, "nvidia", limit=3)) == sum(
+        1 for e in catalog.hardware.values() if "nvidia" in e.name.lower()
+    )
 
 
-def test_a_damaged_data_file_costs_the_long_tail_not_the_app(catalog: Catalog,
-                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_damaged_data_file_costs_the_long_tail_not_the_app(catalog: Catalog, monkeypatch: pytest.MonkeyPatch) -> None:
     def broken() -> dict[str, object]:
         return json.loads(gzip.decompress(b"\x1f\x8b not gzip"))
 
@@ -172,8 +177,21 @@ def test_data_file_carries_its_attribution() -> None:
 
 
 def test_estimate_takes_a_long_tail_id(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["estimate", "--hardware", "db-geforce-gtx-1080-ti", "--model", "llama-3.1-8b",
-                 "--quant", "q4_k_m", "--json"]) == 0
+    assert (
+        main(
+            [
+                "estimate",
+                "--hardware",
+                "db-geforce-gtx-1080-ti",
+                "--model",
+                "llama-3.1-8b",
+                "--quant",
+                "q4_k_m",
+                "--json",
+            ]
+        )
+        == 0
+    )
     captured = capsys.readouterr()
     out = json.loads(captured.out)
     assert out["scenario"]["hardware"] == "NVIDIA GeForce GTX 1080 Ti"
@@ -209,21 +227,37 @@ def _build_script() -> ModuleType:
 
 def _record(name: str, **kw: object) -> dict[str, object]:
     base: dict[str, object] = {
-        "manufacturer": "NVIDIA", "name": name, "gpu_name": "GP102", "generation": "GeForce 10",
-        "release_date": dt.date(2017, 3, 10), "bus_interface": "PCIe 3.0 x16", "memory_size_gb": 11.0,
-        "memory_type": "GDDR5X", "memory_bus_bits": 352, "memory_bandwidth_gb_s": 484.4,
-        "half_float_performance_gflop_s": 177.2, "single_float_performance_gflop_s": 11340.0,
-        "thermal_design_power_w": 250, "tensor_cores": 0, "tpu_url": "https://www.techpowerup.com/gpu-specs/x.c1",
-        "vulkan_major_version": 1, "cuda_major_version": 6, "opencl_major_version": 3,
+        "manufacturer": "NVIDIA",
+        "name": name,
+        "gpu_name": "GP102",
+        "generation": "GeForce 10",
+        "release_date": dt.date(2017, 3, 10),
+        "bus_interface": "PCIe 3.0 x16",
+        "memory_size_gb": 11.0,
+        "memory_type": "GDDR5X",
+        "memory_bus_bits": 352,
+        "memory_bandwidth_gb_s": 484.4,
+        "half_float_performance_gflop_s": 177.2,
+        "single_float_performance_gflop_s": 11340.0,
+        "thermal_design_power_w": 250,
+        "tensor_cores": 0,
+        "tpu_url": "https://www.techpowerup.com/gpu-specs/x.c1",
+        "vulkan_major_version": 1,
+        "cuda_major_version": 6,
+        "opencl_major_version": 3,
     }
     return {**base, **kw}
 
 
 def test_build_script_keeps_usable_gpus_and_is_deterministic() -> None:
     script = _build_script()
-    records = [_record("Good"), _record("NoBandwidth", memory_bandwidth_gb_s=None),
-               _record("Shared", memory_type="System Shared"), _record("PS9 GPU", generation="Console GPU(Sony)"),
-               _record("Voodoo", vulkan_major_version=None, cuda_major_version=None, opencl_major_version=None)]
+    records = [
+        _record("Good"),
+        _record("NoBandwidth", memory_bandwidth_gb_s=None),
+        _record("Shared", memory_type="System Shared"),
+        _record("PS9 GPU", generation="Console GPU(Sony)"),
+        _record("Voodoo", vulkan_major_version=None, cuda_major_version=None, opencl_major_version=None),
+    ]
     raw = pickle.dumps(records)
     blob, meta = script.build(raw, "9.9")
     assert blob == script.build(raw, "9.9")[0]

@@ -34,8 +34,11 @@ def test_ids_unique_across_files() -> None:
     """Read the TOML directly: the loader would drop a duplicate (with a problem), this names it."""
     root = Path(str(catalog_root()))
     for kind, (table, _) in KINDS.items():
-        ids = [e.get("id") for f in sorted((root / kind).glob("*.toml"))
-               for e in tomllib.loads(f.read_text(encoding="utf-8")).get(table, [])]
+        ids = [
+            e.get("id")
+            for f in sorted((root / kind).glob("*.toml"))
+            for e in tomllib.loads(f.read_text(encoding="utf-8")).get(table, [])
+        ]
         dupes = [i for i, n in Counter(ids).items() if n > 1]
         assert not dupes, f"{kind}: duplicate ids {dupes}"
 
@@ -132,14 +135,24 @@ def arch_from_notes(m: ModelEntry) -> ArchCounts | None:
         return None
     assert m.layers and m.hidden and m.heads and m.vocab
     return ArchCounts(
-        layers=m.layers, hidden=m.hidden, heads=m.heads, kv_heads=m.kv_heads or m.heads,
-        head_dim=m.resolved_head_dim or m.hidden // m.heads, vocab=m.vocab, intermediate_size=dense,
-        tied_embeddings=tied.group(1) == "yes", experts=m.experts or 0, experts_active=m.experts_active or 0,
-        moe_intermediate_size=moe, shared_experts=_num(n, "shared_experts"),
+        layers=m.layers,
+        hidden=m.hidden,
+        heads=m.heads,
+        kv_heads=m.kv_heads or m.heads,
+        head_dim=m.resolved_head_dim or m.hidden // m.heads,
+        vocab=m.vocab,
+        intermediate_size=dense,
+        tied_embeddings=tied.group(1) == "yes",
+        experts=m.experts or 0,
+        experts_active=m.experts_active or 0,
+        moe_intermediate_size=moe,
+        shared_experts=_num(n, "shared_experts"),
         shared_intermediate_size=_num(n, "shared_expert_intermediate_size"),
         dense_layers=_num(n, "first_k_dense_replace"),
-        kv_lora_rank=(m.kv_lora_rank or 0) if m.attention == "mla" else 0, q_lora_rank=_num(n, "q_lora_rank"),
-        qk_nope_head_dim=_num(n, "qk_nope_head_dim"), qk_rope_head_dim=_num(n, "qk_rope_head_dim"),
+        kv_lora_rank=(m.kv_lora_rank or 0) if m.attention == "mla" else 0,
+        q_lora_rank=_num(n, "q_lora_rank"),
+        qk_nope_head_dim=_num(n, "qk_nope_head_dim"),
+        qk_rope_head_dim=_num(n, "qk_rope_head_dim"),
         v_head_dim=_num(n, "v_head_dim"),
     )
 

@@ -15,13 +15,23 @@ from advisor.paths import user_catalog_dir
 
 
 def _model(eid: str = "my-model", params: float = 7.0) -> ModelEntry:
-    return ModelEntry(id=eid, name=f"My {eid}", family="mine", total_params_b=params, layers=32, hidden=4096,
-                      heads=32, kv_heads=8, source="my own notes")
+    return ModelEntry(
+        id=eid,
+        name=f"My {eid}",
+        family="mine",
+        total_params_b=params,
+        layers=32,
+        hidden=4096,
+        heads=32,
+        kv_heads=8,
+        source="my own notes",
+    )
 
 
 def test_round_trip_every_kind(tmp_path: Path) -> None:
-    hw = HardwareEntry(id="my-gpu", name="My GPU", vendor="me", memory_gb=20, bandwidth_gbps=700,
-                       fp16_tflops=80, source="datasheet")
+    hw = HardwareEntry(
+        id="my-gpu", name="My GPU", vendor="me", memory_gb=20, bandwidth_gbps=700, fp16_tflops=80, source="datasheet"
+    )
     q = QuantEntry(id="my-q", name="My Q", format="gguf", bits_per_weight=4.5, source="measured")
     for kind, entry in (("hardware", hw), ("models", _model()), ("quants", q)):
         path = save_entry(kind, entry, tmp_path)
@@ -81,11 +91,14 @@ def test_save_is_atomic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     assert [p.name for p in tmp_path.iterdir()] == ["models.json"]  # no temp file left behind
 
 
-@pytest.mark.parametrize(("content", "problem"), [
-    (b"[{\"id\": ", "is not valid JSON (line 1, column 9)"),
-    (b"{\"id\": \"x\"}", "is not a JSON list of entries"),
-    (b"\xff\xfe[]", "is not UTF-8 text"),
-])
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        (b'[{"id": ', "is not valid JSON (line 1, column 9)"),
+        (b'{"id": "x"}', "is not a JSON list of entries"),
+        (b"\xff\xfe[]", "is not UTF-8 text"),
+    ],
+)
 def test_corrupt_file_raises_and_is_untouched(tmp_path: Path, content: bytes, problem: str) -> None:
     path = tmp_path / "models.json"
     path.write_bytes(content)

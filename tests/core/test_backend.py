@@ -16,10 +16,17 @@ from advisor.core.terms import Backend, BackendTerms
 
 NV = Hardware(name="NVIDIA GeForce RTX 4090", memory_gb=24, bandwidth_gbps=1008, fp16_tflops=165)
 AMD = Hardware(name="AMD Radeon RX 7900 XTX", memory_gb=24, bandwidth_gbps=960, fp16_tflops=122.8)
-APPLE = Hardware(name="Apple M3 Max (40-core GPU), 128 GB", kind=HardwareClass.UNIFIED, memory_gb=128,
-                 bandwidth_gbps=400, fp16_tflops=14.1, gpu_memory_fraction=0.75)
-INTEL_MAC = Hardware(name="Intel MacBook Pro (Core i9, Radeon Pro 5600M 8 GB)", memory_gb=8, bandwidth_gbps=394,
-                     fp16_tflops=10.6)
+APPLE = Hardware(
+    name="Apple M3 Max (40-core GPU), 128 GB",
+    kind=HardwareClass.UNIFIED,
+    memory_gb=128,
+    bandwidth_gbps=400,
+    fp16_tflops=14.1,
+    gpu_memory_fraction=0.75,
+)
+INTEL_MAC = Hardware(
+    name="Intel MacBook Pro (Core i9, Radeon Pro 5600M 8 GB)", memory_gb=8, bandwidth_gbps=394, fp16_tflops=10.6
+)
 ARC = Hardware(name="Intel Arc B580", memory_gb=12, bandwidth_gbps=456, fp16_tflops=116)
 CPU = Hardware(name="EPYC 9654", kind=HardwareClass.CPU, memory_gb=384, bandwidth_gbps=460, fp16_tflops=10)
 CUSTOM_D = Hardware()  # "Custom hardware", discrete
@@ -27,10 +34,19 @@ CUSTOM_U = Hardware(kind=HardwareClass.UNIFIED, memory_gb=64, bandwidth_gbps=273
 M8 = ModelArch(name="8B", total_params_b=8.03, layers=32, heads=32, kv_heads=8, head_dim=128)
 
 
-@pytest.mark.parametrize(("hw", "backend"), [
-    (NV, Backend.CUDA), (AMD, Backend.ROCM), (APPLE, Backend.METAL), (INTEL_MAC, Backend.METAL),
-    (ARC, Backend.SYCL), (CPU, Backend.CPU), (CUSTOM_D, Backend.CUDA), (CUSTOM_U, Backend.METAL),
-])
+@pytest.mark.parametrize(
+    ("hw", "backend"),
+    [
+        (NV, Backend.CUDA),
+        (AMD, Backend.ROCM),
+        (APPLE, Backend.METAL),
+        (INTEL_MAC, Backend.METAL),
+        (ARC, Backend.SYCL),
+        (CPU, Backend.CPU),
+        (CUSTOM_D, Backend.CUDA),
+        (CUSTOM_U, Backend.METAL),
+    ],
+)
 def test_default_backend_by_vendor_and_class(hw: Hardware, backend: Backend) -> None:
     assert default_backend(hw) is backend
     assert backend_in_use(Scenario(hardware=hw, model=M8)) is backend
@@ -41,8 +57,9 @@ def test_a_backend_that_cannot_run_falls_back_with_a_note() -> None:
     assert not backend_runs_on(Backend.CUDA, APPLE) and not backend_runs_on(Backend.METAL, NV)
     assert not backend_runs_on(Backend.VULKAN, CPU) and backend_runs_on(Backend.ROCM, CUSTOM_D)
     assert resolve_backend(APPLE, Backend.CUDA) is Backend.METAL
-    r = evaluate(Scenario(hardware=APPLE, model=M8, quant=Quant(bits_per_weight=4.89),
-                          workload=Workload(backend=Backend.CUDA)))
+    r = evaluate(
+        Scenario(hardware=APPLE, model=M8, quant=Quant(bits_per_weight=4.89), workload=Workload(backend=Backend.CUDA))
+    )
     assert any("CUDA does not run" in n for n in r.notes)
     same = evaluate(Scenario(hardware=APPLE, model=M8, quant=Quant(bits_per_weight=4.89)))
     assert r.decode_tok_s == pytest.approx(same.decode_tok_s)
@@ -77,8 +94,12 @@ def test_mlx_and_vllm_have_no_backend_factor() -> None:
 def test_explicit_eta_ignores_the_backend() -> None:
     """The contract: an explicit η means exactly η × ceiling, whatever the backend."""
     for backend in (None, *Backend):
-        s = Scenario(hardware=APPLE, model=M8, quant=Quant(bits_per_weight=4.89),
-                     workload=Workload(context=4096, efficiency=0.7, compute_efficiency=0.5, backend=backend))
+        s = Scenario(
+            hardware=APPLE,
+            model=M8,
+            quant=Quant(bits_per_weight=4.89),
+            workload=Workload(context=4096, efficiency=0.7, compute_efficiency=0.5, backend=backend),
+        )
         r = evaluate(s)
         assert r.decode_tok_s == pytest.approx(0.7 * (r.decode_ceiling_tok_s or 0), rel=1e-12)
         assert float(build_inputs(s).compute_eta) == pytest.approx(0.5)

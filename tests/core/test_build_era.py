@@ -29,8 +29,10 @@ def test_committed_era_factors() -> None:
     # table) paid more fixed time per token than a current build; the current era is the reference
     assert set(CALIBRATION.era_token) == {BuildEra.BEFORE_2024_05, BuildEra.MAY_TO_DEC_2024}
     assert all(within(f, ERA_TOKEN) for f in CALIBRATION.era_token.values())
-    assert CALIBRATION.token_factor(Engine.LLAMA_CPP, BuildEra.BEFORE_2024_05) == \
-        CALIBRATION.era_token[BuildEra.BEFORE_2024_05]
+    assert (
+        CALIBRATION.token_factor(Engine.LLAMA_CPP, BuildEra.BEFORE_2024_05)
+        == CALIBRATION.era_token[BuildEra.BEFORE_2024_05]
+    )
     assert CALIBRATION.token_factor(Engine.LLAMA_CPP, BuildEra.FROM_2025) == 1.0
     assert CALIBRATION.token_factor(Engine.LLAMA_CPP, None) == 1.0  # undated: counted as current
     assert CALIBRATION.token_factor(Engine.MLX, BuildEra.BEFORE_2024_05) == 1.0  # llama.cpp builds only
@@ -39,8 +41,11 @@ def test_committed_era_factors() -> None:
 
 def test_app_predicts_a_current_build_and_validation_the_rows_own() -> None:
     data = load_dataset(shipped_catalog())
-    may = next(c for c in data.cases if c.row.build_date == "2024-05" and c.test == "tg"
-               and c.engine is Engine.LLAMA_CPP and c.kind == "depth 0")
+    may = next(
+        c
+        for c in data.cases
+        if c.row.build_date == "2024-05" and c.test == "tg" and c.engine is Engine.LLAMA_CPP and c.kind == "depth 0"
+    )
     t0 = CALIBRATION.get(may.hw_class, may.engine).decode.token_ms
     # the app's inputs carry the current era's t₀ ...
     assert float(build_inputs(may.scenario).token_time) * 1000 == pytest.approx(t0 / may.scenario.hardware.speedup)

@@ -49,8 +49,12 @@ def base(model: str = "llama-3.3-70b", quant: str = "q4_k_m", **workload: object
 def grid_per_machine(b: Scenario, hardware: list[Hardware], models: list[ModelArch], quants: list[Quant]) -> Grid:
     """The reference the stacked solve must equal: one `solve_grid` per machine."""
     grids = [solve_grid(scenario_on(b, h), models, quants) for h in hardware]
-    return Grid(decode=np.stack([g.decode for g in grids]), fits=np.stack([g.fits for g in grids]),
-                runs=np.stack([g.runs for g in grids]), total_gb=np.stack([g.total_gb for g in grids]))
+    return Grid(
+        decode=np.stack([g.decode for g in grids]),
+        fits=np.stack([g.fits for g in grids]),
+        runs=np.stack([g.runs for g in grids]),
+        total_gb=np.stack([g.total_gb for g in grids]),
+    )
 
 
 def test_multi_gpu_set_is_priced_and_powered_per_card() -> None:
@@ -77,9 +81,16 @@ def test_catalog_machines_add_sets_for_desktop_gpus_only() -> None:
     assert with_pc[HW["m4-max-40c-128gb"].name].price_usd == pytest.approx(HW["m4-max-40c-128gb"].price_usd)
 
 
-@pytest.mark.parametrize("spec", [("rtx-3090", 1), ("rtx-3090", 2), ("m4-max-40c-128gb", 1),
-                                  ("strix-halo-395-128gb", 1),
-                                  ("desktop-ddr5-5600-2ch-64gb", 1)])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        ("rtx-3090", 1),
+        ("rtx-3090", 2),
+        ("m4-max-40c-128gb", 1),
+        ("strix-halo-395-128gb", 1),
+        ("desktop-ddr5-5600-2ch-64gb", 1),
+    ],
+)
 def test_row_matches_evaluate_and_recommend(spec: tuple[str, int]) -> None:
     m = machine_from_entry(HW[spec[0]], spec[1])
     b = base(context=8192, prompt_tokens=2000)
@@ -107,7 +118,8 @@ def test_verdict_names_the_winner_and_the_cards_that_cannot_hold_it() -> None:
     assert verdict.startswith(f"2× RTX 3090 (layer split) runs Llama 3.3 70B Q4_K_M at {two.decode_tok_s:.1f}")
     assert "the 24 GB cards (RTX 3090 and RTX 4090) cannot hold it" in verdict
     assert row_verdict(c.rows[0], model_quant(c), c.threshold_tok_s).startswith(
-        "cannot hold Llama 3.3 70B Q4_K_M in 24 GB")
+        "cannot hold Llama 3.3 70B Q4_K_M in 24 GB"
+    )
     assert short_verdict(c.rows[1], c.threshold_tok_s) == f"fits: {two.decode_tok_s:.1f} tok/s"
 
 
@@ -156,8 +168,9 @@ def test_machine_grid_is_one_solve_and_refuses_what_it_cannot_stack(monkeypatch:
     ms, qs = [m for _, m in MODELS[:5]], [q for _, q in QUANTS[:3]]
     assert machine_grid(b, hw, ms, qs).decode.shape == (len(hw), 5, 3)
     assert len(calls) == 1
-    monkeypatch.setattr(grid_module, "build_inputs",
-                        lambda s: dataclasses.replace(real_build(s), context=np.array([1024.0, 4096.0])))
+    monkeypatch.setattr(
+        grid_module, "build_inputs", lambda s: dataclasses.replace(real_build(s), context=np.array([1024.0, 4096.0]))
+    )
     with pytest.raises(ValueError, match="'context' is not one number per machine"):
         machine_grid(b, hw[:2], ms, qs)
 
@@ -170,8 +183,12 @@ def test_staged_picks_equal_the_full_grid(preset: str) -> None:
     params = np.array([m.total_params_b for _, m in MODELS])
     bits = np.array([q.bits_per_weight for _, q in qs])
     staged = best_picks(b, [m.hardware for m in machines], MODELS, qs)
-    dense = dense_picks(grid_per_machine(b, [m.hardware for m in machines], [m for _, m in MODELS],
-                                         [q for _, q in qs]), params, bits, b.workload.interactive_tok_s)
+    dense = dense_picks(
+        grid_per_machine(b, [m.hardware for m in machines], [m for _, m in MODELS], [q for _, q in qs]),
+        params,
+        bits,
+        b.workload.interactive_tok_s,
+    )
     assert np.array_equal(staged.has, dense.has)
     assert np.array_equal(staged.model[staged.has], dense.model[dense.has])
     assert np.array_equal(staged.quant[staged.has], dense.quant[dense.has])
@@ -186,8 +203,10 @@ def test_budget_ranking_agrees_with_the_recommender() -> None:
     assert r.ranked and all((x.machine.price_usd or 0) <= 3000 for x in r.ranked)
     assert r.over_budget == sum(1 for m in machines if m.price_usd and m.price_usd > 3000)
     assert any(x.machine.devices == 2 for x in r.ranked) and any(x.machine.devices == 4 for x in r.ranked)
-    keys = [((x.largest.total_params_b if x.largest else -1), (x.largest.decode_tok_s if x.largest else 0))
-            for x in r.ranked]
+    keys = [
+        ((x.largest.total_params_b if x.largest else -1), (x.largest.decode_tok_s if x.largest else 0))
+        for x in r.ranked
+    ]
     assert keys == sorted(keys, key=lambda k: (-k[0], -k[1]))
     for x in r.ranked:
         pick = recommend(scenario_on(b, x.machine.hardware), MODELS, QUANTS, runner_ups=0).pick
@@ -213,8 +232,9 @@ def test_budget_ranking_agrees_with_the_recommender() -> None:
 
 def test_budget_skips_unpriced_and_over_budget() -> None:
     m = machine_from_entry(HW["rtx-4090"]).model_copy(update={"price_usd": None, "label": "no price"})
-    r = rank_budget([m, machine_from_entry(HW["rtx-5090"]), machine_from_entry(HW["rtx-3060-12gb"])], base(), MODELS,
-                    QUANTS, 1000)
+    r = rank_budget(
+        [m, machine_from_entry(HW["rtx-5090"]), machine_from_entry(HW["rtx-3060-12gb"])], base(), MODELS, QUANTS, 1000
+    )
     assert [x.machine.label for x in r.ranked] == [HW["rtx-3060-12gb"].name]
     assert r.no_price == ("no price",) and r.over_budget == 1
 
@@ -261,9 +281,11 @@ def test_options_say_what_they_change() -> None:
     assert option_description(up) == "add 1 more card: 2 in layer split"
     ram = next(o for o in plan.short if o.kind == "more_ram_channels")
     assert ram.change.part is not None and ram.change.host_bandwidth_before_gbps == HW["rtx-4090"].host_bandwidth_gbps
-    assert option_description(ram) == (f"move the card to {ram.change.part}: system RAM "
-                                       f"{HW['rtx-4090'].host_bandwidth_gbps:,.0f} → "
-                                       f"{ram.change.part_bandwidth_gbps:,.0f} GB/s")
+    assert option_description(ram) == (
+        f"move the card to {ram.change.part}: system RAM "
+        f"{HW['rtx-4090'].host_bandwidth_gbps:,.0f} → "
+        f"{ram.change.part_bandwidth_gbps:,.0f} GB/s"
+    )
     assert ram.machine.hardware.host_bandwidth_gbps == ram.change.part_bandwidth_gbps
     assert all(option_description(o) == o.machine.label for o in plan.cheapest)
 
@@ -297,8 +319,9 @@ def test_each_row_carries_the_machines_published_record() -> None:
     qs = pool(QUANTS, base.workload)
     m1 = compare_row(machine_from_entry(HW["m1-max-32c-64gb"]), base, MODELS, qs, CAT.published)
     # XiongjieDai's M1 Max: 12 runs (Llama 3 8B and 70B, Q4_K_M and F16), all slower than the model for them
-    ratios = sorted(r.tok_s / r.model_tok_s for r in CAT.published if r.hardware_id == "m1-max-32c-64gb"
-                    and r.test == "tg")
+    ratios = sorted(
+        r.tok_s / r.model_tok_s for r in CAT.published if r.hardware_id == "m1-max-32c-64gb" and r.test == "tg"
+    )
     assert m1.published_runs == 12 == len(ratios)
     assert m1.published_median == pytest.approx((ratios[5] + ratios[6]) / 2)
     assert (m1.published_low, m1.published_high) == (ratios[0], ratios[-1])
@@ -306,13 +329,19 @@ def test_each_row_carries_the_machines_published_record() -> None:
     assert published_tip(m1).endswith(f"(median, from {ratios[0]:.2f} to {ratios[-1]:.2f})")
     # a machine with no published runs, or no catalog id (an edited copy), says so with a dash
     none = compare_row(machine_from_entry(HW["rtx-5080"]), base, MODELS, qs, CAT.published)
-    edited = compare_row(machine_from_entry(HW["m1-max-32c-64gb"]).model_copy(update={"catalog_id": None}),
-                         base, MODELS, qs, CAT.published)
+    edited = compare_row(
+        machine_from_entry(HW["m1-max-32c-64gb"]).model_copy(update={"catalog_id": None}),
+        base,
+        MODELS,
+        qs,
+        CAT.published,
+    )
     assert none.published_runs == edited.published_runs == 0
     threshold = base.workload.interactive_tok_s
     assert table_cells(none, threshold)["published"] == table_cells(edited, threshold)["published"] == "—"
     # two cards of a kind are their own machine: 2x RTX 3090 runs from the May 2024 table
     pair = compare_row(with_devices(machine_from_entry(HW["rtx-3090"]), 2), base, MODELS, qs, CAT.published)
-    assert pair.published_runs == sum(1 for r in CAT.published if r.hardware_id == "rtx-3090" and r.devices == 2
-                                      and r.test == "tg")
+    assert pair.published_runs == sum(
+        1 for r in CAT.published if r.hardware_id == "rtx-3090" and r.devices == 2 and r.test == "tg"
+    )
     assert pair.published_runs > 0

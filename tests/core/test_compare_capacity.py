@@ -18,8 +18,16 @@ from advisor.present.compare_text import comparison_data, max_streams_tip, table
 from advisor.present.serving_text import streams_cell
 
 CAT = shipped_catalog()
-MACHINES = [machine_from_entry(CAT.hardware[h], n) for h, n in
-            (("rtx-3090", 1), ("rtx-3090", 2), ("rtx-5090", 1), ("m4-max-40c-128gb", 1), ("strix-halo-395-128gb", 1))]
+MACHINES = [
+    machine_from_entry(CAT.hardware[h], n)
+    for h, n in (
+        ("rtx-3090", 1),
+        ("rtx-3090", 2),
+        ("rtx-5090", 1),
+        ("m4-max-40c-128gb", 1),
+        ("strix-halo-395-128gb", 1),
+    )
+]
 
 
 def base(model: str, context: int) -> Scenario:
@@ -35,11 +43,10 @@ def test_axis_is_whole_numbers_exact_then_fine() -> None:
     x = stream_axis()
     assert list(x[:EXACT_STREAMS]) == list(range(1, EXACT_STREAMS + 1))
     assert (x == x.round()).all() and (x[1:] > x[:-1]).all() and x[-1] == MAX_STREAMS
-    assert (x[EXACT_STREAMS:] / x[EXACT_STREAMS - 1:-1] - 1).max() <= STEP_ABOVE + 1 / EXACT_STREAMS
+    assert (x[EXACT_STREAMS:] / x[EXACT_STREAMS - 1 : -1] - 1).max() <= STEP_ABOVE + 1 / EXACT_STREAMS
 
 
-@pytest.mark.parametrize("model,context", [("llama-3.1-8b", 32768), ("qwen3-30b-a3b", 32768),
-                                           ("llama-3.1-8b", 4096)])
+@pytest.mark.parametrize("model,context", [("llama-3.1-8b", 32768), ("qwen3-30b-a3b", 32768), ("llama-3.1-8b", 4096)])
 def test_max_streams_holds_and_one_more_does_not(model: str, context: int) -> None:
     s0 = base(model, context)
     threshold = s0.workload.interactive_tok_s
@@ -64,8 +71,10 @@ def test_max_streams_holds_and_one_more_does_not(model: str, context: int) -> No
 
 def test_more_context_never_serves_more_streams() -> None:
     for m in MACHINES:
-        counts = [capacity(scenario_on(base("llama-3.1-8b", c), m.hardware)).max_streams or 0
-                  for c in (2048, 8192, 32768, 131072)]
+        counts = [
+            capacity(scenario_on(base("llama-3.1-8b", c), m.hardware)).max_streams or 0
+            for c in (2048, 8192, 32768, 131072)
+        ]
         assert counts == sorted(counts, reverse=True), m.label
     # at 2k context an 8B model on a 24 GB card serves many people; at 128k hardly any
     small = capacity(scenario_on(base("llama-3.1-8b", 2048), MACHINES[0].hardware)).max_streams or 0

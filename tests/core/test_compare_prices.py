@@ -16,8 +16,9 @@ from advisor.present.figures import catalog_prices, price_tip
 
 CAT = shipped_catalog()
 # laptop.toml's entries are curated elsewhere; every other priced entry carries its month and kind
-PRICED = [h for h in CAT.hardware.values()
-          if h.price_usd and not h.id.endswith("-laptop") and "laptop" not in h.name.lower()]
+PRICED = [
+    h for h in CAT.hardware.values() if h.price_usd and not h.id.endswith("-laptop") and "laptop" not in h.name.lower()
+]
 
 
 def test_every_priced_entry_has_a_month_and_a_kind() -> None:
@@ -72,17 +73,26 @@ def test_table_and_tooltips_show_the_month() -> None:
     assert csv_rows(c)[0]["price_kind"] == "used" and csv_rows(c)[0]["price_seen"] == e.used_price_seen
     assert str(e.used_price_seen) in price_tip(c.rows[0].price_usd, False, "used", c.rows[0].price_seen)
     assert price_tip(1234, True, None, None).endswith("your price")  # a typed price has no month
-    tip = catalog_prices(e.price_usd, e.price_estimate, e.price_kind, e.price_seen, e.used_price_usd,
-                         e.used_price_seen, e.products)
+    tip = catalog_prices(
+        e.price_usd, e.price_estimate, e.price_kind, e.price_seen, e.used_price_usd, e.used_price_seen, e.products
+    )
     assert str(e.price_seen) in tip and str(e.used_price_seen) in tip
 
 
-@pytest.mark.parametrize("query,word", [("mac studio", "Mac Studio"), ("macbook", "MacBook"), ("mac mini", "Mac mini"),
-                                        ("framework", "Framework Desktop"), ("macbook pro 16", "MacBook Pro 16")])
+@pytest.mark.parametrize(
+    "query,word",
+    [
+        ("mac studio", "Mac Studio"),
+        ("macbook", "MacBook"),
+        ("mac mini", "Mac mini"),
+        ("framework", "Framework Desktop"),
+        ("macbook pro 16", "MacBook Pro 16"),
+    ],
+)
 def test_products_are_found_by_their_words(query: str, word: str) -> None:
     hits = search(CAT.hardware.values(), query)
     sold = [h for h in CAT.hardware.values() if any(word.lower() in p.lower() for p in h.products)]
-    assert sold and hits[:len(sold)] == sorted(sold, key=hits.index), [h.id for h in hits]  # the products first
+    assert sold and hits[: len(sold)] == sorted(sold, key=hits.index), [h.id for h in hits]  # the products first
 
 
 def test_products_do_not_rename_entries() -> None:

@@ -65,6 +65,7 @@ def test_model_size_axis_scales_the_unread_table_with_the_model() -> None:
     llama = to_model(CAT.models["llama-3.1-8b"])
     base = build_inputs(_scenario(llama))
     import numpy as np
+
     inp = axis_inputs(_scenario(llama), "params", np.array([8.03, 16.06]))
     assert inp.unread_bytes[1] == pytest.approx(2 * float(base.unread_bytes))
     assert inp.unread_bytes[1] / inp.dense_bytes[1] == pytest.approx(float(base.unread_bytes / base.dense_bytes))

@@ -19,8 +19,17 @@ from advisor.core.scenario import Scenario, Workload
 from advisor.core.terms import MachineTerms
 from tests.fitted_ranges import FACTOR, within
 
-M8 = ModelArch(name="Llama 3.1 8B", total_params_b=8.03, layers=32, hidden=4096, heads=32, kv_heads=8,
-               head_dim=128, vocab=128256, max_context=131072)
+M8 = ModelArch(
+    name="Llama 3.1 8B",
+    total_params_b=8.03,
+    layers=32,
+    hidden=4096,
+    heads=32,
+    kv_heads=8,
+    head_dim=128,
+    vocab=128256,
+    max_context=131072,
+)
 Q4 = Quant(name="q4_k_m", bits_per_weight=4.89)
 HW = shipped_catalog().hardware
 
@@ -29,25 +38,28 @@ def _hw(entry_id: str) -> Hardware:
     return to_hardware(HW[entry_id])
 
 
-@pytest.mark.parametrize(("name", "kind", "want"), [
-    ("Apple M3 Pro (18-core GPU), 36 GB", HardwareClass.UNIFIED, "Apple M3"),
-    ("Apple M1 Max (32-core GPU), 64 GB", HardwareClass.UNIFIED, "Apple M1"),
-    ("NVIDIA GeForce RTX 4070 Ti", HardwareClass.DISCRETE_GPU, "NVIDIA Ada"),
-    ("NVIDIA GeForce RTX 3090 24GB", HardwareClass.DISCRETE_GPU, "NVIDIA Ampere"),
-    ("NVIDIA A100 80 GB SXM4", HardwareClass.DISCRETE_GPU, "NVIDIA Ampere"),
-    ("NVIDIA H100 PCIe 80 GB", HardwareClass.DISCRETE_GPU, "NVIDIA Hopper"),
-    ("NVIDIA RTX PRO 6000 Blackwell Workstation Edition", HardwareClass.DISCRETE_GPU, "NVIDIA Blackwell"),
-    ("NVIDIA DGX Spark (GB10, 128 GB)", HardwareClass.UNIFIED, "NVIDIA Blackwell"),
-    ("NVIDIA GeForce RTX 2080 Ti 11GB", HardwareClass.DISCRETE_GPU, "NVIDIA Turing"),
-    ("AMD Radeon RX 7900 XTX", HardwareClass.DISCRETE_GPU, "AMD RDNA 3"),
-    ("AMD Ryzen AI Max+ 395 (Strix Halo), 128 GB", HardwareClass.UNIFIED, "AMD RDNA 3"),
-    ("AMD Radeon RX 9070 XT", HardwareClass.DISCRETE_GPU, "AMD RDNA 4"),
-    ("AMD Radeon RX 6700 XT 12GB", HardwareClass.DISCRETE_GPU, "AMD RDNA 2"),
-    ("AMD Instinct MI300X", HardwareClass.DISCRETE_GPU, "AMD CDNA"),
-    ("Intel Arc B580", HardwareClass.DISCRETE_GPU, "Intel Battlemage"),
-    ("Intel Arc A770 16 GB", HardwareClass.DISCRETE_GPU, "Intel Alchemist"),
-    ("My GPU", HardwareClass.DISCRETE_GPU, None),  # custom hardware says no architecture
-])
+@pytest.mark.parametrize(
+    ("name", "kind", "want"),
+    [
+        ("Apple M3 Pro (18-core GPU), 36 GB", HardwareClass.UNIFIED, "Apple M3"),
+        ("Apple M1 Max (32-core GPU), 64 GB", HardwareClass.UNIFIED, "Apple M1"),
+        ("NVIDIA GeForce RTX 4070 Ti", HardwareClass.DISCRETE_GPU, "NVIDIA Ada"),
+        ("NVIDIA GeForce RTX 3090 24GB", HardwareClass.DISCRETE_GPU, "NVIDIA Ampere"),
+        ("NVIDIA A100 80 GB SXM4", HardwareClass.DISCRETE_GPU, "NVIDIA Ampere"),
+        ("NVIDIA H100 PCIe 80 GB", HardwareClass.DISCRETE_GPU, "NVIDIA Hopper"),
+        ("NVIDIA RTX PRO 6000 Blackwell Workstation Edition", HardwareClass.DISCRETE_GPU, "NVIDIA Blackwell"),
+        ("NVIDIA DGX Spark (GB10, 128 GB)", HardwareClass.UNIFIED, "NVIDIA Blackwell"),
+        ("NVIDIA GeForce RTX 2080 Ti 11GB", HardwareClass.DISCRETE_GPU, "NVIDIA Turing"),
+        ("AMD Radeon RX 7900 XTX", HardwareClass.DISCRETE_GPU, "AMD RDNA 3"),
+        ("AMD Ryzen AI Max+ 395 (Strix Halo), 128 GB", HardwareClass.UNIFIED, "AMD RDNA 3"),
+        ("AMD Radeon RX 9070 XT", HardwareClass.DISCRETE_GPU, "AMD RDNA 4"),
+        ("AMD Radeon RX 6700 XT 12GB", HardwareClass.DISCRETE_GPU, "AMD RDNA 2"),
+        ("AMD Instinct MI300X", HardwareClass.DISCRETE_GPU, "AMD CDNA"),
+        ("Intel Arc B580", HardwareClass.DISCRETE_GPU, "Intel Battlemage"),
+        ("Intel Arc A770 16 GB", HardwareClass.DISCRETE_GPU, "Intel Alchemist"),
+        ("My GPU", HardwareClass.DISCRETE_GPU, None),  # custom hardware says no architecture
+    ],
+)
 def test_the_architecture_comes_from_the_name(name: str, kind: HardwareClass, want: str | None) -> None:
     hw = Hardware(name=name, kind=kind, memory_gb=24, bandwidth_gbps=500, fp16_tflops=50)
     assert generation_key(hw) == want
@@ -80,8 +92,11 @@ def test_the_arithmetic_names_the_architecture_then_the_machine() -> None:
     gen, own = generation_terms(s), machine_terms(s)
     text = next(st.text for st in evaluate(s).steps if st.label == "Decode realistic")
     # each factor other than 1 (a factor of 1 is no factor), the architecture's first
-    parts = [f"× {t.decode:.3g} {what} (fitted to {t.rows} decode runs)"
-             for t, what in ((gen, "Apple M3 architecture"), (own, "this machine's own")) if t.decode != 1.0]
+    parts = [
+        f"× {t.decode:.3g} {what} (fitted to {t.rows} decode runs)"
+        for t, what in ((gen, "Apple M3 architecture"), (own, "this machine's own"))
+        if t.decode != 1.0
+    ]
     assert " ".join(parts) in text
     assert ("architecture" in text) == (gen.decode != 1.0) and ("machine's own" in text) == (own.decode != 1.0)
     # the class's η shown first is what is left when the factors are taken off

@@ -15,15 +15,30 @@ from advisor.core.scenario import Scenario, Workload
 GPU = Hardware(name="GPU", memory_gb=24, bandwidth_gbps=1000, fp16_tflops=100)
 # Qwen3.6-35B-A3B's cache and state: 10 attention layers (20,480 bytes/token at 16 bits), 30 Gated DeltaNet
 # layers holding 65.9 MB per sequence
-HYBRID = ModelArch(name="Hybrid", total_params_b=35, active_params_b=3, layers=40, hidden=2048, heads=16,
-                   kv_heads=2, head_dim=256, experts=256, experts_active=8, kv_bytes_per_token_override=20_480.0,
-                   state_bytes_per_sequence=65_863_680.0)
+HYBRID = ModelArch(
+    name="Hybrid",
+    total_params_b=35,
+    active_params_b=3,
+    layers=40,
+    hidden=2048,
+    heads=16,
+    kv_heads=2,
+    head_dim=256,
+    experts=256,
+    experts_active=8,
+    kv_bytes_per_token_override=20_480.0,
+    state_bytes_per_sequence=65_863_680.0,
+)
 STATELESS = HYBRID.model_copy(update={"state_bytes_per_sequence": None})
 
 
 def _out(model: ModelArch, streams: int):  # type: ignore[no-untyped-def]
-    s = Scenario(hardware=GPU, model=model, quant=Quant(bits_per_weight=4.5),
-                 workload=Workload(context=4096, output_tokens=0, streams=streams, efficiency=1.0))
+    s = Scenario(
+        hardware=GPU,
+        model=model,
+        quant=Quant(bits_per_weight=4.5),
+        workload=Workload(context=4096, output_tokens=0, streams=streams, efficiency=1.0),
+    )
     return solve(build_inputs(s))
 
 
@@ -38,8 +53,12 @@ def test_state_is_held_per_stream_and_read_twice_per_step(streams: int) -> None:
 
 
 def test_the_arithmetic_names_the_state() -> None:
-    s = Scenario(hardware=GPU, model=HYBRID, quant=Quant(bits_per_weight=4.5),
-                 workload=Workload(context=4096, output_tokens=0, streams=2))
+    s = Scenario(
+        hardware=GPU,
+        model=HYBRID,
+        quant=Quant(bits_per_weight=4.5),
+        workload=Workload(context=4096, output_tokens=0, streams=2),
+    )
     kv = next(st.text for st in evaluate(s).steps if st.label == "KV cache")
     assert kv.startswith("(20,480 bytes/token × 4,096 tokens + recurrent state 65.9 MB) × 2 streams")
     assert "read and rewritten every token" in kv

@@ -53,7 +53,8 @@ def test_memory_sizes_of_one_chip_share_its_factor() -> None:
     assert machine_key(spark) == "NVIDIA DGX Spark (GB10) @ 273 GB/s"  # "GB10" is not a memory size
     s = Scenario(hardware=big, model=M8, quant=Q4)
     assert evaluate(s, explain=False).decode_tok_s == pytest.approx(
-        evaluate(s.model_copy(update={"hardware": small}), explain=False).decode_tok_s)
+        evaluate(s.model_copy(update={"hardware": small}), explain=False).decode_tok_s
+    )
     # an edited bandwidth is another machine: the factor no longer applies
     assert machine_key(big.model_copy(update={"bandwidth_gbps": 900.0})) != machine_key(big)
 

@@ -60,8 +60,9 @@ def test_the_arithmetic_names_the_factor(cases) -> None:  # type: ignore[no-unty
     text = next(st.text for st in evaluate(moe.scenario).steps if st.label == "Decode realistic")
     assert f"× {CALIBRATION.moe_token:.3g} for a mixture of experts" in text
     dense = next(c for c in cases if not c.moe and c.engine is Engine.LLAMA_CPP and c.test == "tg")
-    assert "mixture of experts" not in next(st.text for st in evaluate(dense.scenario).steps
-                                            if st.label == "Decode realistic")
+    assert "mixture of experts" not in next(
+        st.text for st in evaluate(dense.scenario).steps if st.label == "Decode realistic"
+    )
 
 
 def test_a_dense_draft_model_pays_the_dense_fixed_time(cases) -> None:  # type: ignore[no-untyped-def]

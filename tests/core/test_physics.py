@@ -17,8 +17,9 @@ from advisor.core.quant import KVPrecision, Quant
 from advisor.core.scenario import DEFAULT_FEEL_THRESHOLDS, Scenario, Speculative, Workload
 from advisor.core.units import GB
 
-GPU24 = Hardware(name="24 GB card", memory_gb=24, bandwidth_gbps=1000, fp16_tflops=165,
-                 host_memory_gb=128, host_bandwidth_gbps=80)
+GPU24 = Hardware(
+    name="24 GB card", memory_gb=24, bandwidth_gbps=1000, fp16_tflops=165, host_memory_gb=128, host_bandwidth_gbps=80
+)
 LLAMA8 = ModelArch(name="8B", total_params_b=8.03, layers=32, heads=32, kv_heads=8, head_dim=128)
 LLAMA70 = ModelArch(name="70B", total_params_b=70.6, layers=80, heads=64, kv_heads=8, head_dim=128)
 
@@ -35,8 +36,16 @@ def test_kv_precisions_scale_bytes() -> None:
 
 
 def test_sliding_window_layers_stop_growing() -> None:
-    gemma = ModelArch(total_params_b=27, layers=46, heads=32, kv_heads=16, head_dim=128, attention="sliding",
-                      sliding_window=4096, sliding_layers=23)
+    gemma = ModelArch(
+        total_params_b=27,
+        layers=46,
+        heads=32,
+        kv_heads=16,
+        head_dim=128,
+        attention="sliding",
+        sliding_window=4096,
+        sliding_layers=23,
+    )
     shape = kv_shape(gemma, KVPrecision.F16)
     per_layer = 2 * 16 * 128 * 2
     assert shape.full_bytes_per_token == 23 * per_layer
@@ -46,8 +55,17 @@ def test_sliding_window_layers_stop_growing() -> None:
 
 
 def test_mla_caches_the_latent() -> None:
-    ds = ModelArch(total_params_b=671, active_params_b=37, layers=61, heads=128, attention="mla",
-                   kv_lora_rank=512, rope_dim=64, experts=256, experts_active=8)
+    ds = ModelArch(
+        total_params_b=671,
+        active_params_b=37,
+        layers=61,
+        heads=128,
+        attention="mla",
+        kv_lora_rank=512,
+        rope_dim=64,
+        experts=256,
+        experts_active=8,
+    )
     assert kv_shape(ds, KVPrecision.F16).full_bytes_per_token == 61 * (512 + 64) * 2  # 70,272 bytes
 
 
@@ -55,10 +73,12 @@ def test_one_byte_over_capacity_falls_off_a_cliff() -> None:
     """Capacity set so the footprint fits exactly, then a hair less: a whole layer moves to RAM."""
     fitting = evaluate(scen(overhead_gb=0.0, context=4096, output_tokens=0))
     exact = fitting.total_gb
-    fits = evaluate(scen(hw=GPU24.model_copy(update={"memory_gb": exact}), overhead_gb=0.0, context=4096,
-                         output_tokens=0))
-    over = evaluate(scen(hw=GPU24.model_copy(update={"memory_gb": exact - 1e-9}), overhead_gb=0.0, context=4096,
-                         output_tokens=0))
+    fits = evaluate(
+        scen(hw=GPU24.model_copy(update={"memory_gb": exact}), overhead_gb=0.0, context=4096, output_tokens=0)
+    )
+    over = evaluate(
+        scen(hw=GPU24.model_copy(update={"memory_gb": exact - 1e-9}), overhead_gb=0.0, context=4096, output_tokens=0)
+    )
     assert fits.fits and not over.fits and over.runs
     assert over.layers_on_device == 31
     # One of 32 layers read at 80 GB/s (η 0.6) instead of 1,000 GB/s (η 0.7): at least 15 % slower.
@@ -87,8 +107,15 @@ def test_past_host_memory_does_not_run() -> None:
 
 
 def test_unified_memory_not_counted_twice() -> None:
-    mac = Hardware(kind=HardwareClass.UNIFIED, memory_gb=64, bandwidth_gbps=400, fp16_tflops=14,
-                   gpu_memory_fraction=0.75, host_memory_gb=0, host_bandwidth_gbps=400)
+    mac = Hardware(
+        kind=HardwareClass.UNIFIED,
+        memory_gb=64,
+        bandwidth_gbps=400,
+        fp16_tflops=14,
+        gpu_memory_fraction=0.75,
+        host_memory_gb=0,
+        host_bandwidth_gbps=400,
+    )
     assert mac.fast_capacity_gb == 48
     assert mac.host_capacity_gb == 16
     assert mac.fast_capacity_gb + mac.host_capacity_gb == mac.memory_gb
@@ -123,8 +150,15 @@ def test_layer_split_adds_capacity_and_a_small_hop_per_device() -> None:
 
 def test_speculative_decoding_expected_tokens_and_ceiling_flag() -> None:
     spec = Speculative(enabled=True, draft_params_b=0.5, draft_length=4, acceptance=0.8)
-    r = evaluate(scen(model=LLAMA70.model_copy(update={"total_params_b": 70}), bits=4,
-                      hw=GPU24.model_copy(update={"memory_gb": 80}), speculative=spec, context=0))
+    r = evaluate(
+        scen(
+            model=LLAMA70.model_copy(update={"total_params_b": 70}),
+            bits=4,
+            hw=GPU24.model_copy(update={"memory_gb": 80}),
+            speculative=spec,
+            context=0,
+        )
+    )
     assert r.speculative_tokens_per_pass == pytest.approx((1 - 0.8**5) / (1 - 0.8))  # 3.36
     assert r.exceeds_ceiling
     assert (r.decode_tok_s or 0) > (r.decode_ceiling_tok_s or 0)
@@ -146,8 +180,16 @@ def test_batch_per_stream_falls_once_compute_bound() -> None:
 
 
 def test_moe_reads_active_but_stores_total() -> None:
-    moe = ModelArch(total_params_b=30.5, active_params_b=3.3, layers=48, heads=32, kv_heads=4, head_dim=128,
-                    experts=128, experts_active=8)
+    moe = ModelArch(
+        total_params_b=30.5,
+        active_params_b=3.3,
+        layers=48,
+        heads=32,
+        kv_heads=4,
+        head_dim=128,
+        experts=128,
+        experts_active=8,
+    )
     r = evaluate(scen(model=moe, bits=4.89, context=0))
     assert r.weights_gb == pytest.approx(30.5 * 4.89 / 8)
     assert r.weights_read_gb == pytest.approx(3.3 * 4.89 / 8)
@@ -165,8 +207,10 @@ def test_moe_counts_that_contradict_each_other_still_read_the_active_bytes() -> 
     assert split_params(ModelArch(total_params_b=30.5, active_params_b=3.3, experts=128, experts_active=8))[0] > 0
 
 
-@pytest.mark.parametrize(("tok_s", "expected"), [(2.0, Feel.BROKEN), (5.0, Feel.PAINFUL), (10.0, Feel.CHAT),
-                                                  (25.0, Feel.SNAPPY), (50.0, Feel.INSTANT)])
+@pytest.mark.parametrize(
+    ("tok_s", "expected"),
+    [(2.0, Feel.BROKEN), (5.0, Feel.PAINFUL), (10.0, Feel.CHAT), (25.0, Feel.SNAPPY), (50.0, Feel.INSTANT)],
+)
 def test_feel_classes(tok_s: float, expected: Feel) -> None:
     assert feel(tok_s, DEFAULT_FEEL_THRESHOLDS) is expected
 
@@ -196,8 +240,12 @@ def test_unknown_memory_is_not_checked() -> None:
     """Custom hardware without a memory size: the numbers are given, the fit is not checked (no 'does not
     run' from a made-up capacity), and a note says so. The seeds' H100 example: 3,350 GB/s ÷ 140 GB."""
     hw = Hardware(bandwidth_gbps=3350, memory_gb=None)
-    s = Scenario(hardware=hw, model=ModelArch(total_params_b=70), quant=Quant(bits_per_weight=16),
-                 workload=Workload(efficiency=1.0, context=0))
+    s = Scenario(
+        hardware=hw,
+        model=ModelArch(total_params_b=70),
+        quant=Quant(bits_per_weight=16),
+        workload=Workload(efficiency=1.0, context=0),
+    )
     r = evaluate(s)
     assert r.runs and r.fits is None and r.fast_capacity_gb is None
     assert r.decode_ceiling_tok_s == pytest.approx(3350 / 140, rel=2e-3)

@@ -27,8 +27,9 @@ Q4 = to_quant(CAT.quants["q4_k_m"])
 
 
 def _qwen(offload: str, threads: int | None = None, context: int = 32768) -> Scenario:
-    return Scenario(hardware=CARD16, model=QWEN3_30B, quant=Q4,
-                    workload=Workload(context=context, offload=offload, threads=threads))  # type: ignore[arg-type]
+    return Scenario(
+        hardware=CARD16, model=QWEN3_30B, quant=Q4, workload=Workload(context=context, offload=offload, threads=threads)
+    )  # type: ignore[arg-type]
 
 
 def _run(s: Scenario) -> Result:
@@ -137,8 +138,27 @@ def test_deepseek_v3_beyond_ram_streams_from_disk_slowly_with_a_note() -> None:
 
 
 def test_estimate_json_gives_the_placement(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["estimate", "--hardware", "rtx-4060-ti-16gb", "--model", "qwen3-30b-a3b", "--quant", "q4_k_m",
-                 "--context", "32768", "--offload", "auto", "--threads", "6", "--json"]) == 0
+    assert (
+        main(
+            [
+                "estimate",
+                "--hardware",
+                "rtx-4060-ti-16gb",
+                "--model",
+                "qwen3-30b-a3b",
+                "--quant",
+                "q4_k_m",
+                "--context",
+                "32768",
+                "--offload",
+                "auto",
+                "--threads",
+                "6",
+                "--json",
+            ]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     p = out["placement"]
     assert p["name"] == "experts" and p["auto"]

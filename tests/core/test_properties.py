@@ -24,13 +24,17 @@ def scenarios(draw: st.DrawFn) -> Scenario:
     kind = draw(st.sampled_from(list(HardwareClass)))
     bandwidth = draw(st.floats(10, 10_000))
     hw = Hardware(
-        kind=kind, memory_gb=draw(st.floats(1, 2000)), bandwidth_gbps=bandwidth,
+        kind=kind,
+        memory_gb=draw(st.floats(1, 2000)),
+        bandwidth_gbps=bandwidth,
         fp16_tflops=draw(st.floats(0.5, 5000)),
         gpu_memory_fraction=draw(st.floats(0.3, 1.0)) if kind is HardwareClass.UNIFIED else 1.0,
         # The host is the slow pool: were it faster, spilling would speed things up and monotonicity
         # in context would not hold (nor would it describe a real machine).
-        host_memory_gb=draw(st.floats(0, 4000)), host_bandwidth_gbps=draw(st.floats(5, bandwidth)),
-        host_link_gbps=draw(st.floats(1, 500)), devices=draw(st.integers(1, 8)),
+        host_memory_gb=draw(st.floats(0, 4000)),
+        host_bandwidth_gbps=draw(st.floats(5, bandwidth)),
+        host_link_gbps=draw(st.floats(1, 500)),
+        devices=draw(st.integers(1, 8)),
         split=draw(st.sampled_from(["tensor", "layer"])),
     )
     total = draw(st.floats(0.1, 2000))
@@ -38,16 +42,22 @@ def scenarios(draw: st.DrawFn) -> Scenario:
     layers = draw(st.one_of(st.none(), st.integers(1, 160)))
     heads = draw(st.integers(1, 128)) if layers else None
     model = ModelArch(
-        total_params_b=total, active_params_b=total * draw(st.floats(0.02, 1.0)) if moe else None,
-        layers=layers, heads=heads,
+        total_params_b=total,
+        active_params_b=total * draw(st.floats(0.02, 1.0)) if moe else None,
+        layers=layers,
+        heads=heads,
         kv_heads=draw(st.integers(1, min(16, heads))) if heads else None,
         head_dim=draw(st.integers(16, 256)) if layers else None,
-        experts=draw(st.integers(8, 256)) if moe else None, experts_active=draw(st.integers(1, 8)) if moe else None,
+        experts=draw(st.integers(8, 256)) if moe else None,
+        experts_active=draw(st.integers(1, 8)) if moe else None,
     )
     workload = Workload(
-        context=draw(st.integers(0, 1_000_000)), prompt_tokens=draw(st.integers(0, 200_000)),
-        output_tokens=draw(st.integers(0, 10_000)), streams=draw(st.integers(1, 512)),
-        kv_cache=draw(st.sampled_from(list(KVPrecision))), offload=draw(st.sampled_from(["layers", "experts"])),
+        context=draw(st.integers(0, 1_000_000)),
+        prompt_tokens=draw(st.integers(0, 200_000)),
+        output_tokens=draw(st.integers(0, 10_000)),
+        streams=draw(st.integers(1, 512)),
+        kv_cache=draw(st.sampled_from(list(KVPrecision))),
+        offload=draw(st.sampled_from(["layers", "experts"])),
         gpu_layers=draw(st.one_of(st.none(), st.integers(0, 200))),
         speculative=Speculative(enabled=draw(st.booleans()), acceptance=draw(st.floats(0, 0.99))),
     )
@@ -82,8 +92,9 @@ def test_realistic_never_above_the_ceiling_without_speculation(s: Scenario) -> N
 @settings(max_examples=200, deadline=None)
 @given(scenarios(), st.floats(1.01, 10))
 def test_more_bandwidth_never_slower(s: Scenario, factor: float) -> None:
-    faster = s.model_copy(update={"hardware": s.hardware.model_copy(
-        update={"bandwidth_gbps": s.hardware.bandwidth_gbps * factor})})
+    faster = s.model_copy(
+        update={"hardware": s.hardware.model_copy(update={"bandwidth_gbps": s.hardware.bandwidth_gbps * factor})}
+    )
     a, b = evaluate(s), evaluate(faster)
     if a.runs:
         assert (b.decode_tok_s or 0) >= (a.decode_tok_s or 0) * (1 - 1e-9)
@@ -102,8 +113,9 @@ def test_more_context_never_faster(s: Scenario, extra: int) -> None:
 @settings(max_examples=200, deadline=None)
 @given(scenarios(), st.floats(1.01, 10))
 def test_fit_is_monotone_in_capacity(s: Scenario, factor: float) -> None:
-    bigger = s.model_copy(update={"hardware": s.hardware.model_copy(
-        update={"memory_gb": s.hardware.memory_gb * factor})})
+    bigger = s.model_copy(
+        update={"hardware": s.hardware.model_copy(update={"memory_gb": s.hardware.memory_gb * factor})}
+    )
     a, b = evaluate(s), evaluate(bigger)
     if a.fits:
         assert b.fits
@@ -112,13 +124,18 @@ def test_fit_is_monotone_in_capacity(s: Scenario, factor: float) -> None:
 
 @settings(max_examples=150, deadline=None)
 @given(scenarios(), st.sampled_from(["context", "batch", "params"]), st.integers(0, 1_000_000), st.integers(1, 512))
-def test_a_curve_depends_on_its_key_not_on_its_own_axis_value(s: Scenario, axis: Axis, context: int,
-                                                              streams: int) -> None:
+def test_a_curve_depends_on_its_key_not_on_its_own_axis_value(
+    s: Scenario, axis: Axis, context: int, streams: int
+) -> None:
     """The window reuses a curve while only its axis variable moves (dragging the context slider
     recomputes the other two curves, not this one): that is only right if nothing else moved."""
-    other = s.model_copy(update={"workload": s.workload.model_copy(update={axis: context} if axis == "context"
-                                                                    else {"streams": streams} if axis == "batch"
-                                                                    else {})})
+    other = s.model_copy(
+        update={
+            "workload": s.workload.model_copy(
+                update={axis: context} if axis == "context" else {"streams": streams} if axis == "batch" else {}
+            )
+        }
+    )
     if curve_key(s, axis) != curve_key(other, axis):
         return  # params: the key is the whole scenario
     a, b = curve(s, axis, n=40), with_marker(curve(other, axis, n=40), s)

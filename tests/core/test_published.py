@@ -22,8 +22,12 @@ ROWS = CAT.published
 
 
 def setup(hw: str, model: str, quant: str, **work: object) -> Setup:
-    s = Scenario(hardware=to_hardware(CAT.hardware[hw]), model=to_model(CAT.models[model]),
-                 quant=to_quant(CAT.quants[quant]), workload=Workload(**work))
+    s = Scenario(
+        hardware=to_hardware(CAT.hardware[hw]),
+        model=to_model(CAT.models[model]),
+        quant=to_quant(CAT.quants[quant]),
+        workload=Workload(**work),
+    )
     return Setup(s, hw, model, quant)
 
 
@@ -43,8 +47,12 @@ def test_model_size_plot_keeps_one_run_per_model_nearest_the_context() -> None:
 def test_multi_gpu_runs_match_only_as_many_devices() -> None:
     one = setup("rtx-3090", "llama-3.1-70b", "q4_k_m")
     assert points(ROWS, one, "context") == ([], [])
-    two = Setup(one.scenario.model_copy(update={"hardware": one.scenario.hardware.model_copy(update={"devices": 2})}),
-                "rtx-3090", "llama-3.1-70b", "q4_k_m")
+    two = Setup(
+        one.scenario.model_copy(update={"hardware": one.scenario.hardware.model_copy(update={"devices": 2})}),
+        "rtx-3090",
+        "llama-3.1-70b",
+        "q4_k_m",
+    )
     xs, ys = points(ROWS, two, "context")
     assert xs == [256.0, 2048.0] and ys == [16.57, 15.36]  # measurements.csv lines 84-85
 
@@ -70,15 +78,25 @@ def test_batch_plot_per_stream_from_batched_bench_aggregates() -> None:
     # DGX Spark llama-batched-bench, gpt-oss-20b: aggregate S_TG ÷ B is drawn per stream
     xs, ys = points(ROWS, setup("dgx-spark", "gpt-oss-20b", "mxfp4", context=512), "batch")
     assert xs[:3] == [1.0, 2.0, 4.0] and len(xs) >= 5
-    spark = [r for r in ROWS if r.hardware_id == "dgx-spark" and r.model_id == "gpt-oss-20b" and r.streams == 2
-             and r.depth == 512]
+    spark = [
+        r
+        for r in ROWS
+        if r.hardware_id == "dgx-spark" and r.model_id == "gpt-oss-20b" and r.streams == 2 and r.depth == 512
+    ]
     assert ys[1] == spark[0].tok_s and all(y2 < y1 for y1, y2 in zip(ys, ys[1:], strict=False))
 
 
 def test_the_model_for_each_run_is_what_validate_predicts_for_that_row() -> None:
     data = load_dataset(CAT)
-    cases = [c for c in data.cases if c.row.hardware_id == "rtx-4090" and c.row.model_name == "Meta Llama 3 8B"
-             and c.row.quant == "q4_k_m" and c.row.gpus == 1 and c.test == "tg"]
+    cases = [
+        c
+        for c in data.cases
+        if c.row.hardware_id == "rtx-4090"
+        and c.row.model_name == "Meta Llama 3 8B"
+        and c.row.quant == "q4_k_m"
+        and c.row.gpus == 1
+        and c.test == "tg"
+    ]
     expected = {c.row.gen_tokens: float(p) for c, p in zip(cases, predict(cases), strict=True)}
     found, more = comparison(ROWS, setup("rtx-4090", "llama-3.1-8b", "q4_k_m"))
     assert more == 0 and len(found) == 4
@@ -89,8 +107,10 @@ def test_the_model_for_each_run_is_what_validate_predicts_for_that_row() -> None
     tg512 = found[-1]
     pct = round((tg512.model_tok_s / tg512.tok_s - 1) * 100)
     off_by = f"{pct:+d}" if pct else "±0"
-    assert tg512.versus_model() == ("Meta Llama 3 8B tg512: measured 130.58 tok/s (CUDA, build 2024-05, flash "
-                                    f"attention off); the model for that run {num(tg512.model_tok_s)} ({off_by}%)")
+    assert tg512.versus_model() == (
+        "Meta Llama 3 8B tg512: measured 130.58 tok/s (CUDA, build 2024-05, flash "
+        f"attention off); the model for that run {num(tg512.model_tok_s)} ({off_by}%)"
+    )
 
 
 def test_a_machine_record_pools_every_published_run_there() -> None:
@@ -104,8 +124,10 @@ def test_a_machine_record_pools_every_published_run_there() -> None:
     # the model holds there as the fit says it holds on its class: the median inside the class's band
     lo, hi = CALIBRATION.get(HardwareClass.UNIFIED, Engine.LLAMA_CPP).decode.band
     assert lo <= m1.median <= hi
-    assert m1.text().startswith(f"{m1.runs} published runs on this machine (2 models): measured ÷ model "
-                                f"{m1.low:.2f}–{m1.high:.2f}, median {m1.median:.2f}")
+    assert m1.text().startswith(
+        f"{m1.runs} published runs on this machine (2 models): measured ÷ model "
+        f"{m1.low:.2f}–{m1.high:.2f}, median {m1.median:.2f}"
+    )
     # any model and quant count, layers in host RAM too; another engine or machine does not
     assert machine_record(ROWS, setup("m1-max-32c-64gb", "qwen2.5-7b", "q8_0", gpu_layers=4)) == m1
     assert machine_record(ROWS, setup("m1-max-32c-64gb", "llama-3.1-8b", "q4_k_m", engine=Engine.MLX)) is None
@@ -118,8 +140,19 @@ def test_comparison_lists_at_most_the_limit_and_counts_the_rest() -> None:
 
 
 def test_a_row_states_its_test_as_llama_bench_names_it() -> None:
-    r = Published(hardware_id="x", model="m", params_b=8, bits=4.5, engine=Engine.LLAMA_CPP, depth=4096, tokens=32,
-                  context=4112, tok_s=50, model_tok_s=55, source="https://example.org")
+    r = Published(
+        hardware_id="x",
+        model="m",
+        params_b=8,
+        bits=4.5,
+        engine=Engine.LLAMA_CPP,
+        depth=4096,
+        tokens=32,
+        context=4112,
+        tok_s=50,
+        model_tok_s=55,
+        source="https://example.org",
+    )
     assert r.test_name() == "tg32 @ d4096"
     assert r.model_copy(update={"streams": 8, "depth": 0}).test_name() == "tg32, 8 streams"
 
@@ -151,7 +184,18 @@ def test_prefill_runs_of_the_setup_nearest_prompt_first() -> None:
 
 
 def test_a_run_within_half_a_percent_reads_plus_minus_zero() -> None:
-    r = Published(hardware_id="x", model="m", params_b=8, bits=4.5, engine=Engine.LLAMA_CPP, depth=0, tokens=1024,
-                  context=512, tok_s=127.74, model_tok_s=127.3, source="https://example.org")
+    r = Published(
+        hardware_id="x",
+        model="m",
+        params_b=8,
+        bits=4.5,
+        engine=Engine.LLAMA_CPP,
+        depth=0,
+        tokens=1024,
+        context=512,
+        tok_s=127.74,
+        model_tok_s=127.3,
+        source="https://example.org",
+    )
     assert r.versus_model().endswith("the model for that run 127 (±0%)")
     assert r.model_copy(update={"model_tok_s": 124.9}).versus_model().endswith("(-2%)")

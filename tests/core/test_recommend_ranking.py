@@ -30,7 +30,8 @@ def test_rtx_5090_is_not_told_to_run_a_superseded_2023_model() -> None:
     assert rec.pick.model_key != "mixtral-8x7b"
     assert pick.released is not None and pick.released >= "2025-01"
     assert ("Mixtral 8x7B", "Mistral Small 3.2 24B") in rec.left_out or any(
-        old == CAT.models["mixtral-8x7b"].name for old, _ in rec.left_out)
+        old == CAT.models["mixtral-8x7b"].name for old, _ in rec.left_out
+    )
     # without the catalog's standing, the old literal ranking still holds (largest that passes)
     plain = recommend(on("rtx-5090"), MODELS, QUANTS)
     assert plain.pick is not None and plain.pick.total_params_b >= rec.pick.total_params_b
@@ -52,6 +53,7 @@ def test_no_pick_or_runner_up_is_superseded_anywhere() -> None:
 def test_superseding_needs_same_family_newer_and_not_larger() -> None:
     def st(fam: str, rel: str, score: float | None = None) -> Standing:
         return Standing(family=fam, released=rel, score=score, metric="MMLU-Pro" if score is not None else None)
+
     stand = [st("A", "2024-01"), st("A", "2025-01"), st("B", "2026-01"), st("A", "2026-01")]
     params = np.array([40.0, 24.0, 20.0, 3.0])
     newer = superseded_by(stand, params)
@@ -67,8 +69,11 @@ def test_superseding_needs_same_family_newer_and_not_larger() -> None:
 
 def test_scores_reorder_only_the_places_scored_models_hold() -> None:
     stand: list[Standing | None] = [
-        Standing(family="A", score=60.0, metric="MMLU-Pro"), None,
-        Standing(family="B", score=80.0, metric="MMLU-Pro"), Standing(family="C")]
+        Standing(family="A", score=60.0, metric="MMLU-Pro"),
+        None,
+        Standing(family="B", score=80.0, metric="MMLU-Pro"),
+        Standing(family="C"),
+    ]
     params = np.array([70.0, 35.0, 24.0, 8.0])
     assert rank_order([0, 1, 2, 3], stand, params) == [2, 1, 0, 3]
 

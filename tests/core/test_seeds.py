@@ -27,8 +27,14 @@ def test_70b_fp16_on_h100_ceiling() -> None:
 
 
 def test_llama70_kv_bytes_per_token() -> None:
-    r = evaluate(Scenario(hardware=H100, model=LLAMA70_SHAPE, quant=Quant(bits_per_weight=4),
-                          workload=Workload(context=1, output_tokens=0)))
+    r = evaluate(
+        Scenario(
+            hardware=H100,
+            model=LLAMA70_SHAPE,
+            quant=Quant(bits_per_weight=4),
+            workload=Workload(context=1, output_tokens=0),
+        )
+    )
     assert r.kv_gb * 1e9 == pytest.approx(327_680)
 
 
@@ -41,8 +47,14 @@ def test_llama70_kv_bytes_per_token() -> None:
     ],
 )
 def test_kv_growth_slows_decode(context: int, kv_gb: float, ceiling: float) -> None:
-    r = evaluate(Scenario(hardware=H100, model=LLAMA70_SHAPE, quant=Quant(bits_per_weight=4),
-                          workload=Workload(context=context, output_tokens=0)))
+    r = evaluate(
+        Scenario(
+            hardware=H100,
+            model=LLAMA70_SHAPE,
+            quant=Quant(bits_per_weight=4),
+            workload=Workload(context=context, output_tokens=0),
+        )
+    )
     assert r.kv_gb == pytest.approx(kv_gb, abs=0.01)
     # The seeds round the GB total before dividing; 0.2 % covers that rounding.
     assert r.decode_ceiling_tok_s == pytest.approx(ceiling, rel=0.002)
@@ -52,8 +64,9 @@ BATCH8 = Workload(context=0, prompt_tokens=2000, output_tokens=500, streams=8, e
 
 
 def test_batch8_serving_example() -> None:
-    r = evaluate(Scenario(hardware=H100, model=ModelArch(total_params_b=70), quant=Quant(bits_per_weight=16),
-                          workload=BATCH8))
+    r = evaluate(
+        Scenario(hardware=H100, model=ModelArch(total_params_b=70), quant=Quant(bits_per_weight=16), workload=BATCH8)
+    )
     assert r.decode_tok_s == pytest.approx(20.34, abs=0.005)
     assert r.inter_token_ms == pytest.approx(49.2, abs=0.05)
     assert r.aggregate_tok_s == pytest.approx(162.7, abs=0.05)
@@ -63,16 +76,23 @@ def test_batch8_serving_example() -> None:
 
 
 def test_int8_doubles_the_batch8_example() -> None:
-    r = evaluate(Scenario(hardware=H100, model=ModelArch(total_params_b=70), quant=Quant(bits_per_weight=8),
-                          workload=BATCH8))
+    r = evaluate(
+        Scenario(hardware=H100, model=ModelArch(total_params_b=70), quant=Quant(bits_per_weight=8), workload=BATCH8)
+    )
     assert r.decode_tok_s == pytest.approx(40.68, abs=0.005)
     assert r.response_s == pytest.approx(12.51, abs=0.005)
 
 
 def test_sparse_moe_400b_40b_int4() -> None:
     hw = Hardware(memory_gb=300, bandwidth_gbps=3350, fp16_tflops=989)
-    r = evaluate(Scenario(hardware=hw, model=ModelArch(total_params_b=400, active_params_b=40),
-                          quant=Quant(bits_per_weight=4), workload=Workload(context=0, output_tokens=0)))
+    r = evaluate(
+        Scenario(
+            hardware=hw,
+            model=ModelArch(total_params_b=400, active_params_b=40),
+            quant=Quant(bits_per_weight=4),
+            workload=Workload(context=0, output_tokens=0),
+        )
+    )
     assert r.decode_ceiling_tok_s == pytest.approx(167.5, abs=0.1)
     assert r.weights_gb == pytest.approx(200.0)
 
@@ -98,8 +118,14 @@ def test_moe_offload_to_ddr5_lands_near_five_tok_s() -> None:
     on the GPU."""
     hw = Hardware(memory_gb=24, bandwidth_gbps=1008, host_memory_gb=768, host_bandwidth_gbps=80)
     m = ModelArch(total_params_b=1000, active_params_b=32, experts=384, experts_active=8)
-    r = evaluate(Scenario(hardware=hw, model=m, quant=Quant(bits_per_weight=4),
-                          workload=Workload(context=0, output_tokens=0, offload="experts")))
+    r = evaluate(
+        Scenario(
+            hardware=hw,
+            model=m,
+            quant=Quant(bits_per_weight=4),
+            workload=Workload(context=0, output_tokens=0, offload="experts"),
+        )
+    )
     assert not r.fits and r.runs
     assert r.weights_read_gb == pytest.approx(16.0)  # 32 B active × 4 bits ÷ 8, the seed's 16 GB
     assert 80 / 16 <= (r.decode_ceiling_tok_s or 0) <= 80 / 10

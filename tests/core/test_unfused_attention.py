@@ -23,8 +23,12 @@ LLAMA8 = ModelArch(name="8B", total_params_b=8.03, layers=32, heads=32, kv_heads
 
 
 def _scenario(fa: bool, context: int = 4096, **work: object) -> Scenario:
-    return Scenario(hardware=GPU, model=LLAMA8, quant=Quant(name="q4", bits_per_weight=4.89),
-                    workload=Workload(context=context, flash_attention=fa, **work))
+    return Scenario(
+        hardware=GPU,
+        model=LLAMA8,
+        quant=Quant(name="q4", bits_per_weight=4.89),
+        workload=Workload(context=context, flash_attention=fa, **work),
+    )
 
 
 def test_committed_value() -> None:
@@ -66,8 +70,29 @@ def test_shown_in_the_arithmetic_and_the_check_command(capsys: pytest.CaptureFix
     r = evaluate(_scenario(False))
     assert any("attention without flash attention" in st.text for st in r.steps)
     assert not any("attention without flash attention" in st.text for st in evaluate(_scenario(True)).steps)
-    args = ["estimate", "--bandwidth", "1008", "--memory", "24", "--tflops", "165", "--params", "8", "--layers",
-            "32", "--heads", "32", "--kv-heads", "8", "--head-dim", "128", "--bits", "4.89", "--context", "8192"]
+    args = [
+        "estimate",
+        "--bandwidth",
+        "1008",
+        "--memory",
+        "24",
+        "--tflops",
+        "165",
+        "--params",
+        "8",
+        "--layers",
+        "32",
+        "--heads",
+        "32",
+        "--kv-heads",
+        "8",
+        "--head-dim",
+        "128",
+        "--bits",
+        "4.89",
+        "--context",
+        "8192",
+    ]
     assert main([*args, "--flash-attention", "off"]) == 0
     off = capsys.readouterr().out
     assert main(args) == 0

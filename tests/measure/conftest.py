@@ -17,8 +17,9 @@ def fixture_text(name: str) -> str:
 
 def catalog_scenario(hardware: str, model: str, quant: str) -> Scenario:
     c = load_catalog(None)
-    return Scenario(hardware=to_hardware(c.hardware[hardware]), model=to_model(c.models[model]),
-                    quant=to_quant(c.quants[quant]))
+    return Scenario(
+        hardware=to_hardware(c.hardware[hardware]), model=to_model(c.models[model]), quant=to_quant(c.quants[quant])
+    )
 
 
 @pytest.fixture

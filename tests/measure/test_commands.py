@@ -33,8 +33,10 @@ def test_fit_json_and_save(capsys: pytest.CaptureFixture[str]) -> None:
     mine_args = ["--hardware", "dgx-spark-mine", "--model", "qwen2.5-coder-7b", "--quant", "q8_0"]
     assert main(["measure", "fit", *mine_args, "--bench", BENCH, "--save", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["saved"]["id"] == "dgx-spark-mine"
-    assert [e for e in load_catalog(user_catalog_dir()).hardware if e.startswith("dgx-spark")] == \
-        ["dgx-spark", "dgx-spark-mine"]
+    assert [e for e in load_catalog(user_catalog_dir()).hardware if e.startswith("dgx-spark")] == [
+        "dgx-spark",
+        "dgx-spark-mine",
+    ]
 
 
 def test_fit_text(capsys: pytest.CaptureFixture[str]) -> None:

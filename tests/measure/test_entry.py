@@ -21,8 +21,15 @@ from tests.measure.conftest import fixture_text
 def spark_entry(spark_qwen: Scenario) -> HardwareEntry:
     fit = fit_eta(spark_qwen, parse_llama_bench(fixture_text("dgx_spark_qwen2.5_coder_7b_q8_0.md")))
     base = load_catalog(None).hardware["dgx-spark"]
-    return measured_entry(base, spark_qwen.hardware, fit, model_id="qwen2.5-coder-7b", quant_id="q8_0",
-                          when="2025-11-02", model_name="Qwen2.5-Coder 7B Q8_0")
+    return measured_entry(
+        base,
+        spark_qwen.hardware,
+        fit,
+        model_id="qwen2.5-coder-7b",
+        quant_id="q8_0",
+        when="2025-11-02",
+        model_name="Qwen2.5-Coder 7B Q8_0",
+    )
 
 
 def test_mine_id() -> None:

@@ -20,8 +20,10 @@ def synthetic(base: Scenario, eta: float, compute_eta: float, ngl: int | None = 
     """Rows whose tok/s are the core's own figures at a known η (tg) and compute η (pp)."""
     rows = []
     for d in DEPTHS:
-        for template, which, value in ((BenchRow("tg", 0, 32, d, 1.0, ngl=ngl), "decode", eta),
-                                       (BenchRow("pp", 2048, 0, d, 1.0, ngl=ngl), "prefill", compute_eta)):
+        for template, which, value in (
+            (BenchRow("tg", 0, 32, d, 1.0, ngl=ngl), "decode", eta),
+            (BenchRow("pp", 2048, 0, d, 1.0, ngl=ngl), "prefill", compute_eta),
+        ):
             s = row_scenario(base, template)
             data = s.model_dump()
             data["workload"]["efficiency" if which == "decode" else "compute_efficiency"] = value
@@ -119,8 +121,10 @@ def test_faster_than_the_ceiling_keeps_eta_at_one(spark_qwen: Scenario) -> None:
 def test_cpu_backend_on_a_gpu_is_not_fitted() -> None:
     base = catalog_scenario("rtx-4090", "llama-3.1-8b", "q4_0")
     with pytest.raises(FitError, match="CPU-only build"):
-        fit_eta(base, [dataclasses.replace(r, params=8.03e9) for r in
-                       parse_llama_bench(fixture_text("readme_threads_cpu.md"))])
+        fit_eta(
+            base,
+            [dataclasses.replace(r, params=8.03e9) for r in parse_llama_bench(fixture_text("readme_threads_cpu.md"))],
+        )
 
 
 def test_size_mismatch_is_noted(spark_qwen: Scenario) -> None:
@@ -134,8 +138,15 @@ def test_points_for_the_entry(spark_qwen: Scenario) -> None:
     fit = fit_eta(spark_qwen, parse_llama_bench(fixture_text("dgx_spark_qwen2.5_coder_7b_q8_0.md")))
     points = fit.points("qwen2.5-coder-7b", "q8_0")
     assert len(points) == 10
-    assert points[0] == {"test": "tg", "prompt": 0, "gen": 32, "depth": 0, "tok_s": 29.30,
-                         "model_id": "qwen2.5-coder-7b", "quant_id": "q8_0"}
+    assert points[0] == {
+        "test": "tg",
+        "prompt": 0,
+        "gen": 32,
+        "depth": 0,
+        "tok_s": 29.30,
+        "model_id": "qwen2.5-coder-7b",
+        "quant_id": "q8_0",
+    }
 
 
 def test_nothing_to_fit(spark_qwen: Scenario) -> None:

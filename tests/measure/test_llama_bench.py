@@ -33,8 +33,10 @@ def test_markdown_depth_sweep_dgx_spark() -> None:
 def test_markdown_old_spelling_and_two_models() -> None:
     rows = parse_llama_bench(fixture_text("readme_text_generation.md"))
     assert [(r.model, r.gen, r.tok_s) for r in rows[:3]] == [
-        ("llama 7B mostly Q4_0", 128, 132.19), ("llama 7B mostly Q4_0", 256, 129.37),
-        ("llama 7B mostly Q4_0", 512, 123.83)]
+        ("llama 7B mostly Q4_0", 128, 132.19),
+        ("llama 7B mostly Q4_0", 256, 129.37),
+        ("llama 7B mostly Q4_0", 512, 123.83),
+    ]
     assert rows[3].params == pytest.approx(13.02e9) and rows[3].tok_s == 82.17
     assert all(r.test == "tg" and r.depth == 0 for r in rows)
 
@@ -53,7 +55,11 @@ def test_markdown_ngl_sweep_and_depth_spelling() -> None:
     assert rows[-1].tok_s == 131.66
     depth = parse_llama_bench(fixture_text("readme_depth.md"))
     assert [(r.label, r.depth, r.tok_s) for r in depth] == [
-        ("pp512", 0, 7340.20), ("tg128", 0, 120.60), ("pp512 @ d512", 512, 6425.91), ("tg128 @ d512", 512, 116.71)]
+        ("pp512", 0, 7340.20),
+        ("tg128", 0, 120.60),
+        ("pp512 @ d512", 512, 6425.91),
+        ("tg128 @ d512", 512, 116.71),
+    ]
 
 
 @pytest.mark.parametrize("name", ["readme_rtx4080.json", "readme_rtx4080.jsonl", "readme_rtx4080.csv"])
@@ -66,8 +72,11 @@ def test_machine_readable_outputs(name: str) -> None:
     assert pp.ngl == 99 and pp.model == "qwen2 7B Q4_K - Medium" and pp.kv_type == "f16"
     assert pp.n_batch == 2048 and pp.n_ubatch == 512 and pp.threads == 8 and pp.backend == "CUDA"
     assert pp.flash_attn is False and tg.flash_attn is False  # "flash_attn": false / 0
-    expected = {"readme_rtx4080.json": (7100.002165, 118.881588), "readme_rtx4080.jsonl": (7263.609157, 119.844681),
-                "readme_rtx4080.csv": (7285.676949, 119.915244)}[name]
+    expected = {
+        "readme_rtx4080.json": (7100.002165, 118.881588),
+        "readme_rtx4080.jsonl": (7263.609157, 119.844681),
+        "readme_rtx4080.csv": (7285.676949, 119.915244),
+    }[name]
     assert (pp.tok_s, tg.tok_s) == expected
 
 
@@ -77,25 +86,29 @@ def test_json_rows_know_their_lines() -> None:
 
 
 def test_surrounding_text_and_other_tables_are_skipped() -> None:
-    text = ("ggml_cuda_init: found 1 CUDA devices:\n"
-            "|    PP |     TG |    B |   N_KV |\n|-------|--------|------|--------|\n"
-            "|   512 |     32 |    1 |    544 |\n\n"
-            + fixture_text("readme_depth.md") + "\nbuild: 2f68ce7cf (6918)\n")
+    text = (
+        "ggml_cuda_init: found 1 CUDA devices:\n"
+        "|    PP |     TG |    B |   N_KV |\n|-------|--------|------|--------|\n"
+        "|   512 |     32 |    1 |    544 |\n\n" + fixture_text("readme_depth.md") + "\nbuild: 2f68ce7cf (6918)\n"
+    )
     assert len(parse_llama_bench(text)) == 4
 
 
-@pytest.mark.parametrize("text, message", [
-    ("hello world\nthis is not a benchmark", "line 1: not a llama-bench table row or JSON: 'hello world'"),
-    ("", "nothing to read"),
-    ("| model | test | t/s |\n|---|---|---|\n| m | tg128 | fast |", "line 3: t/s 'fast' is not a number"),
-    ("| model | test | t/s |\n|---|---|---|\n| m | xx128 | 3.0 |", "line 3: test 'xx128' is not ppN, tgN"),
-    ("| model | test | t/s |\n|---|---|---|\n| m | tg128 |", "line 3: 2 cells, but the header on line 1 has 3"),
-    ("| a | b |\n|---|---|\n| 1 | 2 |", "no llama-bench results found"),
-    ('[{"avg_ts": 12.5, "n_gen": 128}]', "line 1 (result 1): missing 'n_prompt'"),
-    ('[\n  {"avg_ts": 12.5,\n', "line 3: not valid JSON"),
-    ('{"avg_ts": 1, "n_prompt": 0, "n_gen": 16}\n{"avg_ts": 2, "n_prompt": 0\n', "line 2: not a JSON object"),
-    ('{"avg_ts": "x", "n_prompt": 0, "n_gen": 16}', "line 1: 'avg_ts' is 'x', not a number"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("hello world\nthis is not a benchmark", "line 1: not a llama-bench table row or JSON: 'hello world'"),
+        ("", "nothing to read"),
+        ("| model | test | t/s |\n|---|---|---|\n| m | tg128 | fast |", "line 3: t/s 'fast' is not a number"),
+        ("| model | test | t/s |\n|---|---|---|\n| m | xx128 | 3.0 |", "line 3: test 'xx128' is not ppN, tgN"),
+        ("| model | test | t/s |\n|---|---|---|\n| m | tg128 |", "line 3: 2 cells, but the header on line 1 has 3"),
+        ("| a | b |\n|---|---|\n| 1 | 2 |", "no llama-bench results found"),
+        ('[{"avg_ts": 12.5, "n_gen": 128}]', "line 1 (result 1): missing 'n_prompt'"),
+        ('[\n  {"avg_ts": 12.5,\n', "line 3: not valid JSON"),
+        ('{"avg_ts": 1, "n_prompt": 0, "n_gen": 16}\n{"avg_ts": 2, "n_prompt": 0\n', "line 2: not a JSON object"),
+        ('{"avg_ts": "x", "n_prompt": 0, "n_gen": 16}', "line 1: 'avg_ts' is 'x', not a number"),
+    ],
+)
 def test_garbage_names_the_line(text: str, message: str) -> None:
     with pytest.raises(BenchError) as err:
         parse_llama_bench(text)

@@ -21,8 +21,9 @@ def png_size(path: Path) -> tuple[int, int]:
 
 def test_version_prints_the_project_version() -> None:
     want = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
-    run = subprocess.run([sys.executable, "-m", "advisor", "--version"], capture_output=True, text=True,
-                         timeout=120, cwd=ROOT)
+    run = subprocess.run(
+        [sys.executable, "-m", "advisor", "--version"], capture_output=True, text=True, timeout=120, cwd=ROOT
+    )
     assert run.returncode == 0
     assert run.stdout.strip() == f"llm-speed-advisor {want}"
 
@@ -32,15 +33,18 @@ def test_export_plot_and_screenshot(qapp, tmp_path: Path) -> None:  # type: igno
 
     shot, ctx, batch = tmp_path / "window.png", tmp_path / "context.png", tmp_path / "sub" / "batch.png"
     batch.parent.mkdir()  # an export folder must exist (a missing one is refused, not created)
-    assert main(["--screenshot", str(shot), "--export-plot", "context", str(ctx),
-                 "--export-plot", "batch", str(batch)]) == 0
+    assert (
+        main(["--screenshot", str(shot), "--export-plot", "context", str(ctx), "--export-plot", "batch", str(batch)])
+        == 0
+    )
     assert png_size(shot) == (1600, 1000)
     assert png_size(ctx) == png_size(batch) == (1920, 1080)
     assert qapp.windowIcon().availableSizes()  # the app icon from resources/
 
 
-def test_screenshot_reports_when_the_window_painted(qapp, tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_screenshot_reports_when_the_window_painted(
+    qapp, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """benchmarks/ui_latency.py times a cold start to this line, not to the PNG written."""
     import time
 

@@ -66,9 +66,9 @@ def test_windows_ico_has_every_size() -> None:
     assert (reserved, kind) == (0, 1)
     sizes = set()
     for i in range(count):
-        w, h, _c, _r, _planes, _bpp, length, offset = struct.unpack("<BBBBHHII", data[6 + 16 * i: 22 + 16 * i])
+        w, h, _c, _r, _planes, _bpp, length, offset = struct.unpack("<BBBBHHII", data[6 + 16 * i : 22 + 16 * i])
         w, h = w or 256, h or 256
-        assert png_size(data[offset:offset + length]) == (w, h)
+        assert png_size(data[offset : offset + length]) == (w, h)
         sizes.add(w)
     assert {16, 24, 32, 48, 256} <= sizes
 
@@ -79,12 +79,22 @@ def test_macos_icns_has_every_size() -> None:
     found: dict[bytes, tuple[int, int]] = {}
     pos = 8
     while pos < len(data):
-        kind, length = data[pos:pos + 4], struct.unpack(">I", data[pos + 4:pos + 8])[0]
-        found[kind] = png_size(data[pos + 8:pos + length])
+        kind, length = data[pos : pos + 4], struct.unpack(">I", data[pos + 4 : pos + 8])[0]
+        found[kind] = png_size(data[pos + 8 : pos + length])
         pos += length
     assert pos == len(data)
-    want = {b"icp4": 16, b"icp5": 32, b"ic07": 128, b"ic08": 256, b"ic09": 512, b"ic10": 1024,
-            b"ic11": 32, b"ic12": 64, b"ic13": 256, b"ic14": 512}
+    want = {
+        b"icp4": 16,
+        b"icp5": 32,
+        b"ic07": 128,
+        b"ic08": 256,
+        b"ic09": 512,
+        b"ic10": 1024,
+        b"ic11": 32,
+        b"ic12": 64,
+        b"ic13": 256,
+        b"ic14": 512,
+    }
     for kind, n in want.items():
         assert found[kind] == (n, n), kind
 

@@ -42,8 +42,16 @@ def test_the_code_looks_where_the_bundle_puts_them() -> None:
 
 
 def test_only_the_qt_modules_the_app_uses(cfg: ModuleType) -> None:
-    for module in ("PySide6.QtWebEngineCore", "PySide6.QtWebEngineWidgets", "PySide6.Qt3DCore", "PySide6.QtQml",
-                   "PySide6.QtQuick", "PySide6.QtMultimedia", "PySide6.QtNetwork", "PySide6.QtTest"):
+    for module in (
+        "PySide6.QtWebEngineCore",
+        "PySide6.QtWebEngineWidgets",
+        "PySide6.Qt3DCore",
+        "PySide6.QtQml",
+        "PySide6.QtQuick",
+        "PySide6.QtMultimedia",
+        "PySide6.QtNetwork",
+        "PySide6.QtTest",
+    ):
         assert module in cfg.EXCLUDES
     for used in ("PySide6.QtCore", "PySide6.QtGui", "PySide6.QtWidgets", "PySide6.QtSvg", "PySide6.QtOpenGL"):
         assert used not in cfg.EXCLUDES
@@ -59,12 +67,21 @@ def test_pyqtgraph_needs_qtopengl(cfg: ModuleType) -> None:
 
 
 def test_prune_keeps_what_the_app_needs(cfg: ModuleType) -> None:
-    keep = ["PySide6/Qt/plugins/platforms/libqxcb.so", "PySide6/Qt/plugins/platforms/libqwayland.so",
-            "PySide6/Qt/plugins/platforms/libqoffscreen.so", "PySide6/Qt/plugins/imageformats/libqsvg.so",
-            "PySide6/Qt/plugins/imageformats/libqico.so", "PySide6/Qt/lib/libQt6Widgets.so.6",
-            "advisor/_catalogs/hardware/nvidia.toml"]
-    drop = ["PySide6/Qt/translations/qtbase_de.qm", "PySide6/Qt/plugins/platforms/libqvnc.so",
-            "PySide6/Qt/plugins/platformthemes/libqgtk3.so", "PySide6/Qt/plugins/tls/libqopensslbackend.so"]
+    keep = [
+        "PySide6/Qt/plugins/platforms/libqxcb.so",
+        "PySide6/Qt/plugins/platforms/libqwayland.so",
+        "PySide6/Qt/plugins/platforms/libqoffscreen.so",
+        "PySide6/Qt/plugins/imageformats/libqsvg.so",
+        "PySide6/Qt/plugins/imageformats/libqico.so",
+        "PySide6/Qt/lib/libQt6Widgets.so.6",
+        "advisor/_catalogs/hardware/nvidia.toml",
+    ]
+    drop = [
+        "PySide6/Qt/translations/qtbase_de.qm",
+        "PySide6/Qt/plugins/platforms/libqvnc.so",
+        "PySide6/Qt/plugins/platformthemes/libqgtk3.so",
+        "PySide6/Qt/plugins/tls/libqopensslbackend.so",
+    ]
     toc = [(d, "/src/" + d, "BINARY") for d in keep + drop]
     assert [e[0] for e in cfg.prune(toc)] == keep
     assert cfg.pruned("PySide6\\Qt\\translations\\qtbase_fr.qm")  # Windows separators

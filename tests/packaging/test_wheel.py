@@ -20,8 +20,13 @@ from tests.packaging.conftest import ROOT
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Built with the hatchling in .venv (the test extra): offline, under a second."""
     out = tmp_path_factory.mktemp("wheel")
-    run = subprocess.run([sys.executable, "-m", "hatchling", "build", "-t", "wheel", "-d", str(out)],
-                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-m", "hatchling", "build", "-t", "wheel", "-d", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 0, run.stderr
     (built,) = out.glob("llm_speed_advisor-*.whl")
     return built
@@ -53,8 +58,9 @@ def test_installed_wheel_finds_its_catalogs(wheel: Path, tmp_path: Path) -> None
         "  'icon': (resource_root() / 'icons' / 'llm-speed-advisor-256.png').is_file()}))\n"
     )
     env = dict(os.environ, PYTHONPATH=str(site))
-    run = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True,
-                         timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+    )
     assert run.returncode == 0, run.stderr
     got = json.loads(run.stdout)
     assert Path(got["advisor"]).is_relative_to(site)

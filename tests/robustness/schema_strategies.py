@@ -46,8 +46,9 @@ def _for_type(tp: Any, info: FieldInfo) -> st.SearchStrategy[Any]:
         return model_dicts(tp)
     lo, hi, lo_open, hi_open = _bounds(info)
     if tp is int:
-        return st.integers(int(lo) + lo_open if lo is not None else -(2**31),
-                           int(hi) - hi_open if hi is not None else 2**31)
+        return st.integers(
+            int(lo) + lo_open if lo is not None else -(2**31), int(hi) - hi_open if hi is not None else 2**31
+        )
     if tp is float:
         return st.floats(lo, hi, exclude_min=lo_open, exclude_max=hi_open, allow_nan=False, allow_infinity=False)
     if tp is str:
@@ -56,8 +57,9 @@ def _for_type(tp: Any, info: FieldInfo) -> st.SearchStrategy[Any]:
 
 
 def model_dicts(model: type[BaseModel]) -> st.SearchStrategy[dict[str, Any]]:
-    fields = {name: _for_type(info.annotation, info) for name, info in model.model_fields.items()
-              if name != "feel_thresholds"}
+    fields = {
+        name: _for_type(info.annotation, info) for name, info in model.model_fields.items() if name != "feel_thresholds"
+    }
     return st.fixed_dictionaries(fields)
 
 
@@ -73,8 +75,13 @@ def _fix(data: dict[str, Any]) -> dict[str, Any]:
         m["sliding_layers"] = m["sliding_layers"] if m["sliding_layers"] is not None else 1
     if m["attention"] == "mla" and m["kv_lora_rank"] is None:
         m["kv_lora_rank"] = 512
-    for small, big in (("sliding_layers", "attention_layers"), ("attention_layers", "layers"),
-                       ("sliding_layers", "layers"), ("experts_active", "experts"), ("kv_heads", "heads")):
+    for small, big in (
+        ("sliding_layers", "attention_layers"),
+        ("attention_layers", "layers"),
+        ("sliding_layers", "layers"),
+        ("experts_active", "experts"),
+        ("kv_heads", "heads"),
+    ):
         if m[small] is not None and m[big] is not None and m[small] > m[big]:
             m[small] = m[big]
     if m["heads"] is not None and m["head_dim"] is not None and m["hidden"] is not None:

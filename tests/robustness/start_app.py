@@ -23,10 +23,12 @@ def main() -> int:
     QMessageBox.warning = staticmethod(lambda _parent, _title, text: shown.append(text))  # type: ignore[assignment]
     failing = os.environ.get("ADVISOR_TEST_FAILING_CONTEXT")
     if failing:
+
         def fake(s, explain=True):  # type: ignore[no-untyped-def]
             if s.workload.context == int(failing):  # a solver failure the bounds did not foresee
                 raise ZeroDivisionError("float division by zero")
             return evaluate(s, explain=explain)
+
         store_module.evaluate = fake  # type: ignore[assignment]
     code = app_main([])
     print("\n".join(shown))

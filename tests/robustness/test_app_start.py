@@ -23,9 +23,14 @@ STARTUP_CASES = ("deep list", "5000-digit integer", "NaN", "not UTF-8", "a strin
 def _start(extra_env: dict[str, str] | None = None) -> str:
     """main() up to its event loop, in a process of its own (tests/robustness/start_app.py): what it warned."""
     t0 = time.perf_counter()
-    run = subprocess.run([sys.executable, str(Path(__file__).with_name("start_app.py"))], cwd=ROOT,
-                         capture_output=True, text=True, timeout=120,
-                         env={**os.environ, "QT_QPA_PLATFORM": "offscreen", **(extra_env or {})})
+    run = subprocess.run(
+        [sys.executable, str(Path(__file__).with_name("start_app.py"))],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen", **(extra_env or {})},
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     assert time.perf_counter() - t0 < 60  # the whole start-up, window included, on a shared CI core
     return run.stdout + run.stderr
@@ -43,8 +48,10 @@ def _corrupt(path: Path, case: str) -> None:
 
 # each start is a process of its own (a few seconds): two cases in the fast tier, the rest slow
 FAST_CASES = ("NaN", "a folder")
-CASES = [c if c in FAST_CASES else pytest.param(c, marks=pytest.mark.slow)
-         for c in (*STARTUP_CASES, *(("a FIFO",) if hasattr(os, "mkfifo") else ()), "a folder")]
+CASES = [
+    c if c in FAST_CASES else pytest.param(c, marks=pytest.mark.slow)
+    for c in (*STARTUP_CASES, *(("a FIFO",) if hasattr(os, "mkfifo") else ()), "a folder")
+]
 
 
 @pytest.mark.parametrize("case", CASES)

@@ -27,7 +27,7 @@ HOSTILE = {
     "1e999 tok/s": _md(rate="1e999"),
     "1e10 tok/s": _md(rate="1e10"),
     "huge rate digits": _md(rate="9" * 400),
-    "a 200,000-character CSV field": CSV + '"' + "x" * 200_000 + "\",m,0,128,5\n",
+    "a 200,000-character CSV field": CSV + '"' + "x" * 200_000 + '",m,0,128,5\n',
     "CSV 1e999": CSV + "abc,m,0,128,1e999\n",
     "CSV inf": CSV + "abc,m,0,128,inf\n",
     "deep JSON": "[" * 100_000 + "]" * 100_000,
@@ -40,8 +40,8 @@ HOSTILE = {
     "JSON giant test": json.dumps([_record(n_gen=10**12)]),
     "jsonl deep line": json.dumps(_record()) + "\n" + "[" * 10_000 + "\n",
     f"{MAX_ROWS + 1} rows": json.dumps([_record(n_depth=i) for i in range(MAX_ROWS + 1)]),
-    "10,000 markdown rows": HEAD + "".join(f"| m | 1 GiB | 1 B | CUDA | 99 | tg128 @ d{i} | 5.0 |\n"
-                                           for i in range(10_000)),
+    "10,000 markdown rows": HEAD
+    + "".join(f"| m | 1 GiB | 1 B | CUDA | 99 | tg128 @ d{i} | 5.0 |\n" for i in range(10_000)),
     "5 MB paste": "x" * (5 << 20),
 }
 

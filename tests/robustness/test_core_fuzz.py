@@ -51,9 +51,17 @@ def test_whole_range_ten_thousand(data: dict[str, Any]) -> None:
     check(data)
 
 
-@pytest.mark.parametrize("field", [("quant", "bits_per_weight", 1e-3), ("workload", "prefill_rate", 5e-324),
-                                   ("hardware", "bandwidth_gbps", 1e-300), ("workload", "efficiency", 1e-300),
-                                   ("hardware", "fp16_tflops", 1e-300), ("model", "total_params_b", 5e-324)])
+@pytest.mark.parametrize(
+    "field",
+    [
+        ("quant", "bits_per_weight", 1e-3),
+        ("workload", "prefill_rate", 5e-324),
+        ("hardware", "bandwidth_gbps", 1e-300),
+        ("workload", "efficiency", 1e-300),
+        ("hardware", "fp16_tflops", 1e-300),
+        ("model", "total_params_b", 5e-324),
+    ],
+)
 def test_the_reported_tiny_values_are_refused(field: tuple[str, str, float]) -> None:
     section, name, value = field
     with pytest.raises(ValidationError, match=name):
@@ -61,14 +69,26 @@ def test_the_reported_tiny_values_are_refused(field: tuple[str, str, float]) -> 
 
 
 def test_the_extremes_together_stay_finite() -> None:
-    slowest = {"hardware": {"bandwidth_gbps": 0.1, "fp16_tflops": 0.001, "memory_gb": 100_000, "devices": 64},
-               "model": {"total_params_b": 10_000}, "quant": {"bits_per_weight": 64},
-               "workload": {"efficiency": 0.01, "compute_efficiency": 0.01, "context": 100_000_000,
-                            "prompt_tokens": 100_000_000, "output_tokens": 10_000_000, "prefill_rate": 0.01}}
+    slowest = {
+        "hardware": {"bandwidth_gbps": 0.1, "fp16_tflops": 0.001, "memory_gb": 100_000, "devices": 64},
+        "model": {"total_params_b": 10_000},
+        "quant": {"bits_per_weight": 64},
+        "workload": {
+            "efficiency": 0.01,
+            "compute_efficiency": 0.01,
+            "context": 100_000_000,
+            "prompt_tokens": 100_000_000,
+            "output_tokens": 10_000_000,
+            "prefill_rate": 0.01,
+        },
+    }
     r = check(slowest)
     assert r is not None and r.runs and r.decode_tok_s is not None and 0 < r.decode_tok_s < 1e-3
-    fastest = {"hardware": {"bandwidth_gbps": 100_000, "fp16_tflops": 100_000, "memory_gb": 100_000},
-               "model": {"total_params_b": 1e-9}, "quant": {"bits_per_weight": 1},
-               "workload": {"efficiency": 1, "context": 0, "prompt_tokens": 0, "output_tokens": 0}}
+    fastest = {
+        "hardware": {"bandwidth_gbps": 100_000, "fp16_tflops": 100_000, "memory_gb": 100_000},
+        "model": {"total_params_b": 1e-9},
+        "quant": {"bits_per_weight": 1},
+        "workload": {"efficiency": 1, "context": 0, "prompt_tokens": 0, "output_tokens": 0},
+    }
     r = check(fastest)
     assert r is not None and r.runs

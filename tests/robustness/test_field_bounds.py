@@ -34,8 +34,9 @@ def _hardware_entry(**update: Any) -> dict[str, Any]:
     return entry
 
 
-@pytest.mark.parametrize("field", ["measured_eta", "measured_compute_eta", "memory_gb", "power_w", "price_usd",
-                                   "used_price_usd"])
+@pytest.mark.parametrize(
+    "field", ["measured_eta", "measured_compute_eta", "memory_gb", "power_w", "price_usd", "used_price_usd"]
+)
 def test_catalog_hardware_fields_have_physical_minimums(field: str) -> None:
     from advisor.catalog.schema import HardwareEntry
 

@@ -21,8 +21,13 @@ def _s(text: str) -> bytes:
 
 def _file(*kv: bytes, n_tensors: int = 0, tensors: bytes = b"", n_kv: int | None = None) -> bytes:
     arch = _s("general.architecture") + struct.pack("<I", STRING) + _s("llama")
-    return (b"GGUF" + struct.pack("<IQQ", 3, n_tensors, (n_kv if n_kv is not None else len(kv) + 1)) + arch
-            + b"".join(kv) + tensors)
+    return (
+        b"GGUF"
+        + struct.pack("<IQQ", 3, n_tensors, (n_kv if n_kv is not None else len(kv) + 1))
+        + arch
+        + b"".join(kv)
+        + tensors
+    )
 
 
 def _empty_arrays(key: str, count: int) -> bytes:
@@ -30,14 +35,25 @@ def _empty_arrays(key: str, count: int) -> bytes:
 
 
 CASES = {
-    "nested arrays summed over keys": (_file(_empty_arrays("a", MAX_NESTED - 10), _empty_arrays("b", 11)),
-                                       "nested arrays past"),
-    "4096 x 4096 nested": (_file(_s("x") + struct.pack("<IIQ", ARRAY, ARRAY, 4096)
-                                 + (struct.pack("<IQ", ARRAY, 4096) + struct.pack("<IQ", UINT32, 0) * 4096) * 2),
-                           "nested arrays past"),
-    "strings summed over keys": (_file(_s("a") + struct.pack("<IIQ", ARRAY, STRING, 10) + _s("t") * 10,
-                                       _s("b") + struct.pack("<IIQ", ARRAY, STRING, MAX_STRINGS)),
-                                 "strings"),
+    "nested arrays summed over keys": (
+        _file(_empty_arrays("a", MAX_NESTED - 10), _empty_arrays("b", 11)),
+        "nested arrays past",
+    ),
+    "4096 x 4096 nested": (
+        _file(
+            _s("x")
+            + struct.pack("<IIQ", ARRAY, ARRAY, 4096)
+            + (struct.pack("<IQ", ARRAY, 4096) + struct.pack("<IQ", UINT32, 0) * 4096) * 2
+        ),
+        "nested arrays past",
+    ),
+    "strings summed over keys": (
+        _file(
+            _s("a") + struct.pack("<IIQ", ARRAY, STRING, 10) + _s("t") * 10,
+            _s("b") + struct.pack("<IIQ", ARRAY, STRING, MAX_STRINGS),
+        ),
+        "strings",
+    ),
     "a million tensors": (_file(n_tensors=1_000_000), "tensor count 1,000,000 exceeds"),
     "too many keys": (_file(n_kv=MAX_KV + 1), "metadata count"),
     "split count": (_file(_s("split.count") + struct.pack("<IH", 2, 60_000)), "split.count 60,000 exceeds"),

@@ -39,8 +39,13 @@ CONFIGS: dict[str, dict[str, object]] = {  # HF configs that parse but hold nons
     "huge layers": {**LLAMA_31_8B, "num_hidden_layers": 10**15},
     "float layers": {**LLAMA_31_8B, "num_hidden_layers": 1e300},
     "list heads": {**LLAMA_31_8B, "num_attention_heads": [32]},
-    "qwen-moe layers": {**LLAMA_31_8B, "num_hidden_layers": 10**12, "num_experts": 8, "decoder_sparse_step": 2,
-                        "moe_intermediate_size": 64},
+    "qwen-moe layers": {
+        **LLAMA_31_8B,
+        "num_hidden_layers": 10**12,
+        "num_experts": 8,
+        "decoder_sparse_step": 2,
+        "moe_intermediate_size": 64,
+    },
 }
 
 
@@ -132,15 +137,15 @@ def test_estimate_many_gives_every_line_an_answer(tmp_path: Path, capsys: pytest
     bad = [c.decode("utf-8", "replace").replace("\n", " ") for c in CORPUS.values()]
     lines = [good, *bad, '{"bits": 5e-324}', '{"prefill-rate": 5e-324}', '{"bandwidth": 1e-300}', good]
     path = tmp_path / "many.jsonl"
-    path.write_bytes(b"\n".join(x.encode() for x in lines) + b"\n\xff\xfe\n" + b"x" * (2 << 20) + b"\n"
-                     + good.encode() + b"\n")
+    path.write_bytes(
+        b"\n".join(x.encode() for x in lines) + b"\n\xff\xfe\n" + b"x" * (2 << 20) + b"\n" + good.encode() + b"\n"
+    )
     t0 = time.perf_counter()
     assert main(["estimate", "--many", str(path)]) == 1
     assert time.perf_counter() - t0 < 30
     out = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     answered = {o["line"] for o in out}
-    nonblank = {n for n, x in enumerate(lines, start=1) if x.strip()} | {len(lines) + 1, len(lines) + 2,
-                                                                         len(lines) + 3}
+    nonblank = {n for n, x in enumerate(lines, start=1) if x.strip()} | {len(lines) + 1, len(lines) + 2, len(lines) + 3}
     assert answered == nonblank
     assert out[0]["decode_tok_s"] > 0 and out[-1]["decode_tok_s"] > 0
     assert all(("error" in o) != ("decode_tok_s" in o) for o in out)

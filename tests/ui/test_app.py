@@ -45,8 +45,13 @@ def test_close_saves_session_and_layout(qtbot, window: MainWindow) -> None:  # t
 
 
 def test_last_session_comes_back(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    session = Session().model_copy(update={"scenario": Session().scenario.model_copy(
-        update={"workload": Session().scenario.workload.model_copy(update={"context": 777})})})
+    session = Session().model_copy(
+        update={
+            "scenario": Session().scenario.model_copy(
+                update={"workload": Session().scenario.workload.model_copy(update={"context": 777})}
+            )
+        }
+    )
     save_settings(Settings(session=session))
     out = tmp_path / "shot.png"
     # --screenshot shows the default scenario for docs; the restored session is checked through the store
@@ -60,10 +65,19 @@ def test_last_session_comes_back(qtbot, tmp_path: Path) -> None:  # type: ignore
 
 
 def test_import_config_json_switches_model(qtbot, tmp_path: Path, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
-    cfg = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096,
-           "intermediate_size": 14336, "num_hidden_layers": 32, "num_attention_heads": 32,
-           "num_key_value_heads": 8, "vocab_size": 128256, "max_position_embeddings": 131072,
-           "tie_word_embeddings": False, "torch_dtype": "bfloat16"}
+    cfg = {
+        "architectures": ["LlamaForCausalLM"],
+        "model_type": "llama",
+        "hidden_size": 4096,
+        "intermediate_size": 14336,
+        "num_hidden_layers": 32,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 8,
+        "vocab_size": 128256,
+        "max_position_embeddings": 131072,
+        "tie_word_embeddings": False,
+        "torch_dtype": "bfloat16",
+    }
     folder = tmp_path / "My-Llama-8B"
     folder.mkdir()
     (folder / "config.json").write_text(json.dumps(cfg))

@@ -43,9 +43,12 @@ def add(qtbot, cw: CompareWindow, query: str, count: int = 1, hid: str | None = 
     qtbot.keyClicks(panel.list.search, query)
     tree = panel.list.tree
     want = hid or panel.list.visible_ids()[0]
-    item = next(tree.topLevelItem(i).child(j) for i in range(tree.topLevelItemCount())
-                for j in range(tree.topLevelItem(i).childCount())
-                if tree.topLevelItem(i).child(j).data(0, ID_ROLE) == want)
+    item = next(
+        tree.topLevelItem(i).child(j)
+        for i in range(tree.topLevelItemCount())
+        for j in range(tree.topLevelItem(i).childCount())
+        if tree.topLevelItem(i).child(j).data(0, ID_ROLE) == want
+    )
     tree.scrollToItem(item)
     qtbot.mouseClick(tree.viewport(), Qt.MouseButton.LeftButton, pos=tree.visualItemRect(item).center())
     assert panel.selected_id == want

@@ -17,8 +17,10 @@ def test_picking_hardware_switches_the_window(qtbot, window: MainWindow) -> None
     qtbot.keyClicks(picker.list.search, "4060 laptop")
     qtbot.keyClick(picker.list.search, Qt.Key.Key_Return)
     assert window.store.session.hardware_id == "rtx-4060-laptop"
-    assert window.store.session.scenario.hardware.bandwidth_gbps == window.store.catalog.hardware[
-        "rtx-4060-laptop"].bandwidth_gbps
+    assert (
+        window.store.session.scenario.hardware.bandwidth_gbps
+        == window.store.catalog.hardware["rtx-4060-laptop"].bandwidth_gbps
+    )
     assert picker.result() == QDialog.DialogCode.Accepted
 
 

@@ -62,8 +62,13 @@ def _progress(window: MainWindow) -> QProgressDialog:
     return dialog
 
 
-def test_a_slow_import_runs_off_the_gui_thread(qtbot, window: MainWindow, config: Path,  # type: ignore[no-untyped-def]
-                                               slow_read: list[threading.Thread], ticks: list[float]) -> None:
+def test_a_slow_import_runs_off_the_gui_thread(
+    qtbot,
+    window: MainWindow,
+    config: Path,  # type: ignore[no-untyped-def]
+    slow_read: list[threading.Thread],
+    ticks: list[float],
+) -> None:
     before = window.store.session
     window.store.flush()
     qtbot.wait(300)  # the window's own first-paint work done: what follows is the import's
@@ -87,8 +92,12 @@ def test_a_slow_import_runs_off_the_gui_thread(qtbot, window: MainWindow, config
     qtbot.waitUntil(lambda: not window.findChildren(QProgressDialog, "task-progress"), timeout=2000)
 
 
-def test_cancel_changes_nothing(qtbot, window: MainWindow, config: Path,  # type: ignore[no-untyped-def]
-                                slow_read: list[threading.Thread]) -> None:
+def test_cancel_changes_nothing(
+    qtbot,
+    window: MainWindow,
+    config: Path,  # type: ignore[no-untyped-def]
+    slow_read: list[threading.Thread],
+) -> None:
     before, undo = window.store.session, window.store.undo_text()
     catalog_before = set(window.store.catalog.models)
     window.store.flush()
@@ -123,8 +132,12 @@ def test_a_failed_read_is_one_message(qtbot, window: MainWindow, tmp_path: Path)
         task.wait(5000)
 
 
-def test_an_unexpected_failure_is_named_too(qtbot, window: MainWindow, config: Path,  # type: ignore[no-untyped-def]
-                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_unexpected_failure_is_named_too(
+    qtbot,
+    window: MainWindow,
+    config: Path,  # type: ignore[no-untyped-def]
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     def broken(_path: Path):  # type: ignore[no-untyped-def]
         raise RecursionError("maximum recursion depth exceeded")
 
@@ -137,8 +150,12 @@ def test_an_unexpected_failure_is_named_too(qtbot, window: MainWindow, config: P
     task.wait(5000)
 
 
-def test_closing_the_window_during_a_read_cancels_it(qtbot, store, config: Path,  # type: ignore[no-untyped-def]
-                                                     slow_read: list[threading.Thread]) -> None:
+def test_closing_the_window_during_a_read_cancels_it(
+    qtbot,
+    store,
+    config: Path,  # type: ignore[no-untyped-def]
+    slow_read: list[threading.Thread],
+) -> None:
     from PySide6.QtCore import QEvent
     from PySide6.QtWidgets import QApplication
 

@@ -19,9 +19,12 @@ def _labels(qtbot, *labels: Label) -> Labels:  # type: ignore[no-untyped-def]
 def test_cut_off_names_are_left_out_or_moved_left(qtbot) -> None:  # type: ignore[no-untyped-def]
     to_device = QTransform.fromScale(50, 50)  # the view's 10 units are 500 px wide
     long = " DeepSeek R1 Distill Qwen 32B"
-    item = _labels(qtbot, Label(9.5, 5, long, "#000", (0.0, 1.0), optional=True),
-                   Label(2.0, 5, long, "#000", (0.0, 1.0), optional=True),
-                   Label(9.5, 8, " Chosen model", "#000", (0.0, 1.0), bold=True))
+    item = _labels(
+        qtbot,
+        Label(9.5, 5, long, "#000", (0.0, 1.0), optional=True),
+        Label(2.0, 5, long, "#000", (0.0, 1.0), optional=True),
+        Label(9.5, 8, " Chosen model", "#000", (0.0, 1.0), bold=True),
+    )
     placed = item.placed(to_device)
     texts = [(lab.text, lab.x) for lab, _ in placed]
     assert (long, 9.5) not in texts and (long, 2.0) in texts  # the one near the edge gives way
@@ -52,8 +55,12 @@ def test_a_line_through_a_label_is_cut_around_its_letters(qtbot, monkeypatch) ->
         p.setTransform(to_device)
         item.paint(p)
         p.end()
-        return sum(1 for x in range(int(box.x), int(box.x + box.w)) for y in range(int(box.y), int(box.y + box.h))
-                   if QColor(img.pixel(x, y)).lightness() < 40)
+        return sum(
+            1
+            for x in range(int(box.x), int(box.x + box.w))
+            for y in range(int(box.y), int(box.y + box.h))
+            if QColor(img.pixel(x, y)).lightness() < 40
+        )
 
     offsets = labels_module.HALO_OFFSETS
     plain, halo = black_in_box(()), black_in_box(offsets)
@@ -76,8 +83,9 @@ def test_the_hover_readout_follows_every_change(qtbot, window) -> None:  # type:
     i = len(c.x) // 3
     plot.show_readout(i)
     before = plot.readout.textItem.toPlainText()
-    window.store.update("hardware", "Edit bandwidth",
-                        bandwidth_gbps=window.store.session.scenario.hardware.bandwidth_gbps / 2)
+    window.store.update(
+        "hardware", "Edit bandwidth", bandwidth_gbps=window.store.session.scenario.hardware.bandwidth_gbps / 2
+    )
     after = plot.readout.textItem.toPlainText()
     assert after != before and after.splitlines()[0] == before.splitlines()[0]  # same context, new speed
     window.store.undo()

@@ -119,9 +119,15 @@ def test_bandwidth_cancel_and_cpu_only(window: MainWindow, qtbot) -> None:  # ty
         assert np.isfinite(window.store.snapshot.result.decode_tok_s or 0)
 
 
-@pytest.mark.parametrize("paste", ["[" * 100_000, "| test | t/s |\n| -- | -- |\n| tg128 | 1e999 |\n",
-                                   "| test | t/s |\n| -- | -- |\n| tg" + "9" * 5000 + " | 5 |\n",
-                                   "build_commit,n_prompt,n_gen,avg_ts\n\"" + "x" * 200_000 + "\",0,1,5\n"])
+@pytest.mark.parametrize(
+    "paste",
+    [
+        "[" * 100_000,
+        "| test | t/s |\n| -- | -- |\n| tg128 | 1e999 |\n",
+        "| test | t/s |\n| -- | -- |\n| tg" + "9" * 5000 + " | 5 |\n",
+        'build_commit,n_prompt,n_gen,avg_ts\n"' + "x" * 200_000 + '",0,1,5\n',
+    ],
+)
 def test_a_hostile_paste_replaces_the_last_message(window: MainWindow, qtbot, paste: str) -> None:  # type: ignore[no-untyped-def]
     dialog = MeasureDialog(window.store, window, window.hardware_panel)
     qtbot.addWidget(dialog)
@@ -169,7 +175,8 @@ def slow_fit(monkeypatch: pytest.MonkeyPatch) -> float:
 
 
 def test_a_slow_fit_keeps_the_dialog_responsive_and_cancel_keeps_nothing(  # type: ignore[no-untyped-def]
-        window: MainWindow, qtbot, slow_fit: float) -> None:
+    window: MainWindow, qtbot, slow_fit: float
+) -> None:
     import time
 
     from PySide6.QtCore import QTimer

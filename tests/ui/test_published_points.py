@@ -44,10 +44,18 @@ def test_worked_arithmetic_lists_each_run_beside_the_model_for_it(qtbot, window:
     assert "Runs of this model and quant here" in text  # ... then the runs of exactly this setup
     assert "Prefill runs of this model and quant here, the prompt size nearest yours first:" in text
     assert "Meta Llama 3 8B pp512: measured 7,138.99 tok/s (CUDA, build 2024-05, flash attention off)" in text
-    tg512 = next(r for r in published if r.hardware_id == "rtx-4090" and r.model == "Meta Llama 3 8B"
-                 and r.quant_id == "q4_k_m" and r.test_name() == "tg512")
-    assert tg512.versus_model().startswith("Meta Llama 3 8B tg512: measured 130.58 tok/s (CUDA, build 2024-05, "
-                                           "flash attention off); the model for that run ")
+    tg512 = next(
+        r
+        for r in published
+        if r.hardware_id == "rtx-4090"
+        and r.model == "Meta Llama 3 8B"
+        and r.quant_id == "q4_k_m"
+        and r.test_name() == "tg512"
+    )
+    assert tg512.versus_model().startswith(
+        "Meta Llama 3 8B tg512: measured 130.58 tok/s (CUDA, build 2024-05, "
+        "flash attention off); the model for that run "
+    )
     assert tg512.versus_model() in text
     assert "github.com/XiongjieDai/GPU-Benchmarks-on-LLM-In…" in text
     html = window.numbers_panel.steps.toHtml()
@@ -74,8 +82,9 @@ def test_hovering_a_square_names_the_run(qtbot, window: MainWindow) -> None:  # 
     plot.scene().sigMouseMoved.emit(spot + QPointF(3, -2))
     qtbot.waitUntil(plot.readout.isVisible, timeout=2000)
     text = plot.readout.textItem.toPlainText()
-    assert text.startswith("published: Meta Llama 3 8B Q4_K_M tg4096: 119.44 tok/s (CUDA, build 2024-05, "
-                           "flash attention off)")
+    assert text.startswith(
+        "published: Meta Llama 3 8B Q4_K_M tg4096: 119.44 tok/s (CUDA, build 2024-05, flash attention off)"
+    )
     assert "tok/s realistic" in text  # the curve's readout follows
     plot.scene().sigMouseMoved.emit(spot + QPointF(0, 60))  # away from every square: the curve alone
     qtbot.waitUntil(lambda: not plot.readout.textItem.toPlainText().startswith("published"), timeout=2000)

@@ -37,15 +37,18 @@ def test_undo_redo(store: Store) -> None:
 
 def _fail_at(context: int):  # type: ignore[no-untyped-def]
     """An evaluate that cannot finish one scenario, as a solver bug the bounds did not foresee would."""
+
     def fake(s, explain=True):  # type: ignore[no-untyped-def]
         if s.workload.context == context:
             raise ZeroDivisionError("float division by zero")
         return evaluate(s, explain=explain)
+
     return fake
 
 
 def test_an_edit_that_cannot_be_computed_is_refused_without_an_undo_step(  # type: ignore[no-untyped-def]
-        qtbot, store: Store, monkeypatch) -> None:
+    qtbot, store: Store, monkeypatch
+) -> None:
     import advisor.ui.store as store_module
 
     store.update("workload", context=8192)

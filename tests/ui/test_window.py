@@ -116,8 +116,9 @@ def test_numbers_panel_shows_the_result_and_copies_it(qtbot, window: MainWindow)
 def test_tools_menu_opens_compare_with_current_machine(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
     from PySide6.QtWidgets import QMenu
 
-    action = next(a for m in window.menuBar().findChildren(QMenu) for a in m.actions()
-                  if a.text() == "&Compare machines…")
+    action = next(
+        a for m in window.menuBar().findChildren(QMenu) for a in m.actions() if a.text() == "&Compare machines…"
+    )
     assert action.shortcut().toString() == "Ctrl+M"
     action.trigger()
     from advisor.ui.compare import open_compare_window
@@ -145,8 +146,9 @@ def test_uncurated_gpu_found_and_picked(qtbot, window: MainWindow) -> None:  # t
 def test_tools_menu_has_measure(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
     from PySide6.QtWidgets import QMenu
 
-    action = next(a for m in window.menuBar().findChildren(QMenu) for a in m.actions()
-                  if a.text() == "&Measure your own…")
+    action = next(
+        a for m in window.menuBar().findChildren(QMenu) for a in m.actions() if a.text() == "&Measure your own…"
+    )
     action.trigger()
     from advisor.ui.measure_dialog import MeasureDialog
 
@@ -225,12 +227,16 @@ def test_auto_eta_carries_the_machines_own_factor(qtbot, window: MainWindow) -> 
     gen, own = CALIBRATION.generation(s.hardware), CALIBRATION.machine(s.hardware)
     assert s.hardware.name == "NVIDIA GeForce RTX 4090" and gen.decode != 1.0
     assert box.specialValueText() == f"auto ({decode_eta(s):.2f})"
-    assert f"the NVIDIA Ada architecture's factor {gen.decode:.3f} from {gen.rows} published decode runs" \
-        in box.toolTip()
+    assert (
+        f"the NVIDIA Ada architecture's factor {gen.decode:.3f} from {gen.rows} published decode runs" in box.toolTip()
+    )
     # the tooltip names the machine's own factor exactly when there is one (a factor of 1.0 is no factor)
     assert ("own factor" in box.toolTip()) == (own.decode != 1.0)
-    fitted = next(k for k, e in window.store.catalog.hardware.items()
-                  if CALIBRATION.machine(to_hardware(e)).decode != 1.0 and e.kind is s.hardware.kind)
+    fitted = next(
+        k
+        for k, e in window.store.catalog.hardware.items()
+        if CALIBRATION.machine(to_hardware(e)).decode != 1.0 and e.kind is s.hardware.kind
+    )
     window.hardware_panel.list.picked.emit(fitted)  # a machine whose own runs set a factor
     s = window.store.session.scenario
     own = CALIBRATION.machine(s.hardware)

@@ -21,11 +21,21 @@ from advisor.core.quant import Quant
 from advisor.core.roofline import solve
 from advisor.core.scenario import Scenario, Workload
 
-GPU = Hardware(name="24 GB card", memory_gb=24, bandwidth_gbps=1008, fp16_tflops=165, host_memory_gb=128,
-               host_bandwidth_gbps=80)
+GPU = Hardware(
+    name="24 GB card", memory_gb=24, bandwidth_gbps=1008, fp16_tflops=165, host_memory_gb=128, host_bandwidth_gbps=80
+)
 LLAMA8 = ModelArch(name="8B", total_params_b=8.03, layers=32, heads=32, kv_heads=8, head_dim=128)
-MOE = ModelArch(name="30B-A3B", total_params_b=30.5, active_params_b=3.3, layers=48, heads=32, kv_heads=4,
-                head_dim=128, experts=128, experts_active=8)
+MOE = ModelArch(
+    name="30B-A3B",
+    total_params_b=30.5,
+    active_params_b=3.3,
+    layers=48,
+    heads=32,
+    kv_heads=4,
+    head_dim=128,
+    experts=128,
+    experts_active=8,
+)
 
 
 def _csv_rows() -> int:
@@ -80,8 +90,25 @@ def test_estimate_many_round_trip(capsys: pytest.CaptureFixture[str], tmp_path: 
     assert [o["line"] for o in out] == [1, 2, 3, 4, 6]
     assert "unknown id" in out[2]["error"] and "not JSON" in out[4]["error"]
     # each good line equals the single-scenario command with the same flags
-    assert main(["estimate", "--hardware", "rtx-4090", "--params", "8.03", "--bits", "4.9", "--context", "4096",
-                 "--gpu-layers", "20", "--json"]) == 0
+    assert (
+        main(
+            [
+                "estimate",
+                "--hardware",
+                "rtx-4090",
+                "--params",
+                "8.03",
+                "--bits",
+                "4.9",
+                "--context",
+                "4096",
+                "--gpu-layers",
+                "20",
+                "--json",
+            ]
+        )
+        == 0
+    )
     single = json.loads(capsys.readouterr().out)
     assert out[0]["decode_tok_s"] == pytest.approx(single["decode_tok_s"])
     assert out[1]["scenario"]["hardware"].startswith("NVIDIA GeForce RTX 3090")  # the command line's default
@@ -92,8 +119,11 @@ def test_estimate_many_round_trip(capsys: pytest.CaptureFixture[str], tmp_path: 
     from advisor.catalog.loader import shipped_catalog
     from advisor.core.published import all_records
 
-    record = next(e.record for e in all_records(shipped_catalog().published) if e.hardware_id == "rtx-4090"
-                  and e.devices == 1 and e.engine is Engine.LLAMA_CPP)
+    record = next(
+        e.record
+        for e in all_records(shipped_catalog().published)
+        if e.hardware_id == "rtx-4090" and e.devices == 1 and e.engine is Engine.LLAMA_CPP
+    )
     assert out[0]["published"]["machine"]["runs"] == record.runs > 0  # the RTX 4090's record still applies
 
 
@@ -112,8 +142,12 @@ def test_n_cpu_moe_moves_expert_bytes_to_host(capsys: pytest.CaptureFixture[str]
 
 
 def test_n_cpu_moe_places_exactly_the_expert_share() -> None:
-    s = Scenario(hardware=GPU, model=MOE, quant=Quant(bits_per_weight=4.89),
-                 workload=Workload(cpu_moe_layers=12, context=0, output_tokens=0))
+    s = Scenario(
+        hardware=GPU,
+        model=MOE,
+        quant=Quant(bits_per_weight=4.89),
+        workload=Workload(cpu_moe_layers=12, context=0, output_tokens=0),
+    )
     assert not evaluate(s).fits
     inp = build_inputs(s)
     out = solve(inp)
@@ -121,11 +155,31 @@ def test_n_cpu_moe_places_exactly_the_expert_share() -> None:
 
 
 def test_llama_bench_line(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["estimate", "--hardware", "rtx-4090", "--model", "llama-3.1-8b", "--quant", "q4_k_m",
-                 "--context", "8192", "--prompt", "1024", "--output", "128", "--json"]) == 0
+    assert (
+        main(
+            [
+                "estimate",
+                "--hardware",
+                "rtx-4090",
+                "--model",
+                "llama-3.1-8b",
+                "--quant",
+                "q4_k_m",
+                "--context",
+                "8192",
+                "--prompt",
+                "1024",
+                "--output",
+                "128",
+                "--json",
+            ]
+        )
+        == 0
+    )
     cmd = json.loads(capsys.readouterr().out)["llama_bench"]
-    assert re.fullmatch(r"llama-bench -m <Llama-3\.1-8B-Q4_K_M\.gguf> -p 1024 -n 128 -d 8192 -ngl 99 -b 2048 -fa 1",
-                        cmd)
+    assert re.fullmatch(
+        r"llama-bench -m <Llama-3\.1-8B-Q4_K_M\.gguf> -p 1024 -n 128 -d 8192 -ngl 99 -b 2048 -fa 1", cmd
+    )
     assert main(["estimate", "--hardware", "rtx-4090", "--model", "llama-3.1-70b", "--quant", "q4_k_m"]) == 0
     text = capsys.readouterr().out
     line = next(x for x in text.splitlines() if x.startswith("Check it:"))
@@ -138,12 +192,17 @@ def test_llama_bench_line(capsys: pytest.CaptureFixture[str]) -> None:
 def test_explicit_eta_is_plain_eta_times_ceiling() -> None:
     """An explicit η switches every fitted overhead off: realistic = η × ceiling, exactly."""
     for streams in (1, 8):
-        s = Scenario(hardware=GPU, model=LLAMA8, quant=Quant(bits_per_weight=4.89),
-                     workload=Workload(context=8192, streams=streams, efficiency=0.6))
+        s = Scenario(
+            hardware=GPU,
+            model=LLAMA8,
+            quant=Quant(bits_per_weight=4.89),
+            workload=Workload(context=8192, streams=streams, efficiency=0.6),
+        )
         r = evaluate(s)
         assert r.decode_tok_s == pytest.approx(0.6 * (r.decode_ceiling_tok_s or 0), rel=1e-12)
-    default = evaluate(Scenario(hardware=GPU, model=LLAMA8, quant=Quant(bits_per_weight=4.89),
-                                workload=Workload(context=8192)))
+    default = evaluate(
+        Scenario(hardware=GPU, model=LLAMA8, quant=Quant(bits_per_weight=4.89), workload=Workload(context=8192))
+    )
     terms = CALIBRATION.get(HardwareClass.DISCRETE_GPU, Engine.LLAMA_CPP)
     assert terms.fitted and terms.decode.token_ms > 0
     # the fitted model realizes less than its η × ceiling: the overhead terms are on
@@ -217,11 +276,15 @@ def test_validate_reports_how_often_the_band_holds(capsys: pytest.CaptureFixture
     assert cov["nominal_pct"] == 80.0 and 50 < cov["inside_pct"] < 100
     # a band as wide as anything holds every row; a band of one point holds none
     pred = predict(list(cases))
-    wide = replace(CALIBRATION, terms={g: replace(t, decode=replace(t.decode, band=(0.0, 1e9)))
-                                       for g, t in CALIBRATION.terms.items()})
+    wide = replace(
+        CALIBRATION,
+        terms={g: replace(t, decode=replace(t.decode, band=(0.0, 1e9))) for g, t in CALIBRATION.terms.items()},
+    )
     assert band_coverage(list(cases), pred, held, wide)["inside_pct"] == 100.0
-    point = replace(CALIBRATION, terms={g: replace(t, decode=replace(t.decode, band=(2.0, 2.0)))
-                                        for g, t in CALIBRATION.terms.items()})
+    point = replace(
+        CALIBRATION,
+        terms={g: replace(t, decode=replace(t.decode, band=(2.0, 2.0))) for g, t in CALIBRATION.terms.items()},
+    )
     assert band_coverage(list(cases), pred, held, point)["inside_pct"] == 0.0
     assert main(["validate"]) == 0
     assert "held-out decode rows measure inside the band" in capsys.readouterr().out

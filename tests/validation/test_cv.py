@@ -64,8 +64,8 @@ def test_seeds_give_different_folds_and_held_out_rows_are_refused(data: DataSet)
 
 @pytest.mark.slow
 def test_cv_command_refits_on_training_folds_only_and_is_repeatable(
-        data: DataSet, validate: ModuleType, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
+    data: DataSet, validate: ModuleType, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     fitted: list[list[Case]] = []
     predicted: list[list[Case]] = []
     real_fit, real_predict = cv._fit.fit, cv.predict

@@ -17,8 +17,10 @@ from advisor.validation.data import HARDWARE_SPECS_CSV, MEASUREMENTS_CSV, load_d
 from advisor.validation.measurements import COLUMNS, OPTIONAL_COLUMNS, parse_hardware_specs, parse_measurements
 
 HEADER = ",".join(COLUMNS)
-GOOD = ("rtx-4090,NVIDIA GeForce RTX 4090,1,llama-3.1-8b,Llama 3.1 8B,8.03,,q4_k_m,,llama.cpp,tg,,128,0,1,99,0,"
-        "130.5,https://example.org/x,ok")
+GOOD = (
+    "rtx-4090,NVIDIA GeForce RTX 4090,1,llama-3.1-8b,Llama 3.1 8B,8.03,,q4_k_m,,llama.cpp,tg,,128,0,1,99,0,"
+    "130.5,https://example.org/x,ok"
+)
 
 
 def _csv_rows(path: Path) -> int:
@@ -28,15 +30,17 @@ def _csv_rows(path: Path) -> int:
 
 
 def test_bad_rows_are_reported_not_fatal() -> None:
-    text = "\n".join([
-        HEADER,
-        GOOD,
-        GOOD.replace(",tg,", ",xx,"),  # unknown test
-        GOOD.replace("130.5", "fast"),  # not a number
-        GOOD.replace("130.5", "-3"),  # negative
-        GOOD.replace(",ok", ",ok,extra"),  # too many cells
-        GOOD.replace(",1,99,", ",1.5,99,"),  # batch not whole
-    ])
+    text = "\n".join(
+        [
+            HEADER,
+            GOOD,
+            GOOD.replace(",tg,", ",xx,"),  # unknown test
+            GOOD.replace("130.5", "fast"),  # not a number
+            GOOD.replace("130.5", "-3"),  # negative
+            GOOD.replace(",ok", ",ok,extra"),  # too many cells
+            GOOD.replace(",1,99,", ",1.5,99,"),  # batch not whole
+        ]
+    )
     rows, problems = parse_measurements(text)
     assert len(rows) == 1 and rows[0].tok_s == 130.5
     assert len(problems) == 5
@@ -102,13 +106,16 @@ def test_rows_become_scenarios() -> None:
     assert pp.scenario.workload.prompt_tokens == 512 and pp.scenario.workload.context == 4096 + 512
 
 
-@pytest.mark.parametrize(("changes", "reason"), [
-    ({"hardware_id": "", "hardware_name": "Mystery box"}, "not in the catalog"),
-    ({"depth": ""}, "depth not stated"),
-    ({"model_id": "", "params_b": ""}, "no parameter count"),
-    ({"quant": "", "bits_per_weight": ""}, "weight format"),
-    ({"gpu_layers": "10", "hardware_name": "RTX 4090 (+ unstated host CPU/RAM)"}, "host"),
-])
+@pytest.mark.parametrize(
+    ("changes", "reason"),
+    [
+        ({"hardware_id": "", "hardware_name": "Mystery box"}, "not in the catalog"),
+        ({"depth": ""}, "depth not stated"),
+        ({"model_id": "", "params_b": ""}, "no parameter count"),
+        ({"quant": "", "bits_per_weight": ""}, "weight format"),
+        ({"gpu_layers": "10", "hardware_name": "RTX 4090 (+ unstated host CPU/RAM)"}, "host"),
+    ],
+)
 def test_unusable_rows_say_why(changes: dict[str, str], reason: str) -> None:
     out = _row(**changes)
     assert isinstance(out, Skip) and reason in out.reason
@@ -141,8 +148,14 @@ def test_backend_column() -> None:
 def test_shipped_backends_come_from_the_notes() -> None:
     """A stated backend is named in the row's notes (or, for the DGX Spark bench file, in its printed tables)."""
     rows, _ = parse_measurements(MEASUREMENTS_CSV.read_text(encoding="utf-8"))
-    words = {Backend.CUDA: ("CUDA",), Backend.ROCM: ("ROCm", "HIP", "-hip"), Backend.VULKAN: ("Vulkan", "vulkan"),
-             Backend.METAL: ("Metal", "MTL"), Backend.CPU: ("CPU backend",), Backend.SYCL: ("SYCL",)}
+    words = {
+        Backend.CUDA: ("CUDA",),
+        Backend.ROCM: ("ROCm", "HIP", "-hip"),
+        Backend.VULKAN: ("Vulkan", "vulkan"),
+        Backend.METAL: ("Metal", "MTL"),
+        Backend.CPU: ("CPU backend",),
+        Backend.SYCL: ("SYCL",),
+    }
     stated = [r for r in rows if r.backend is not None]
     assert len(stated) > 400
     for r in stated:
@@ -167,14 +180,16 @@ def test_an_excluded_row_is_never_a_case() -> None:
     full = ",".join(COLUMNS + OPTIONAL_COLUMNS)
     rows, _ = parse_measurements(full + "\n" + GOOD + ",CUDA,old build")
     from advisor.validation.cases import build_cases
+
     cases, skipped, excluded = build_cases(rows, shipped_catalog(), {})
     assert not cases and not skipped and excluded[0].reason == "old build" and excluded[0].case is not None
 
 
 def test_flash_attn_column() -> None:
     full = ",".join(COLUMNS + OPTIONAL_COLUMNS)
-    rows, problems = parse_measurements("\n".join([full, GOOD + ",CUDA,,0", GOOD + ",CUDA,,1", GOOD + ",CUDA,,",
-                                                   GOOD + ",CUDA,,yes"]))
+    rows, problems = parse_measurements(
+        "\n".join([full, GOOD + ",CUDA,,0", GOOD + ",CUDA,,1", GOOD + ",CUDA,,", GOOD + ",CUDA,,yes"])
+    )
     assert [r.flash_attn for r in rows] == [False, True, None]
     assert len(problems) == 1 and "line 5: flash_attn" in problems[0]
     # off reaches the scenario; on and unstated leave the default (on)
@@ -204,16 +219,28 @@ def test_shipped_flash_attn_comes_from_the_source() -> None:
             continue
         # llama-bench at its default (off): the notes say what the source shows
         assert "llama-bench" in r.notes and "default" in r.notes, r.line
-        assert any(w in r.notes for w in ("no -fa", "without -fa", "without an fa column", "no fa column",
-                                          "no ngl/fa column", "fa: llama-bench default off",
-                                          "(defaults: ngl 99, fa off)")), r.line
+        assert any(
+            w in r.notes
+            for w in (
+                "no -fa",
+                "without -fa",
+                "without an fa column",
+                "no fa column",
+                "no ngl/fa column",
+                "fa: llama-bench default off",
+                "(defaults: ngl 99, fa off)",
+            )
+        ), r.line
         assert not any(w in r.notes for w in ("-fa 1", "flash_attn 1", "fa=1", "-fa on")), r.line
 
 
 def test_build_date_column() -> None:
     full = ",".join(COLUMNS + OPTIONAL_COLUMNS)
-    rows, problems = parse_measurements("\n".join([full, GOOD + ",CUDA,,,2024-05", GOOD + ",CUDA,,,",
-                                                   GOOD + ",CUDA,,,May 2024", GOOD + ",CUDA,,,2024-13"]))
+    rows, problems = parse_measurements(
+        "\n".join(
+            [full, GOOD + ",CUDA,,,2024-05", GOOD + ",CUDA,,,", GOOD + ",CUDA,,,May 2024", GOOD + ",CUDA,,,2024-13"]
+        )
+    )
     assert [r.build_date for r in rows] == ["2024-05", ""]
     assert len(problems) == 2 and all("build_date" in p for p in problems)
     cases = [build_case(r, shipped_catalog(), {}) for r in rows]

@@ -25,10 +25,16 @@ KNOWN = replace(
     expert_spread=0.7,
     terms={
         **FLAT.terms,
-        D: ClassTerms(DecodeTerms(eta=0.85, token_ms=1.5, kv_factor=1.3, dequant_flop=6.0),
-                      PrefillTerms(eta=0.6, quant_factor=0.7, attn_factor=2.0, moe_factor=0.4), fitted=True),
-        U: ClassTerms(DecodeTerms(eta=0.75, token_ms=3.0, kv_factor=1.8, dequant_flop=3.0, stream_ms=0.4),
-                      PrefillTerms(eta=0.5, quant_factor=0.8, attn_factor=1.0, moe_factor=0.4), fitted=True),
+        D: ClassTerms(
+            DecodeTerms(eta=0.85, token_ms=1.5, kv_factor=1.3, dequant_flop=6.0),
+            PrefillTerms(eta=0.6, quant_factor=0.7, attn_factor=2.0, moe_factor=0.4),
+            fitted=True,
+        ),
+        U: ClassTerms(
+            DecodeTerms(eta=0.75, token_ms=3.0, kv_factor=1.8, dequant_flop=3.0, stream_ms=0.4),
+            PrefillTerms(eta=0.5, quant_factor=0.8, attn_factor=1.0, moe_factor=0.4),
+            fitted=True,
+        ),
     },
 )
 
@@ -50,7 +56,7 @@ def test_soft_l1_is_quadratic_then_linear() -> None:
     r = np.array([0.001, 10.0])
     out = soft_l1(r, 0.1)
     assert out[0] == pytest.approx(0.001, rel=1e-3)
-    assert out[1] ** 2 < 10.0 ** 2 / 10  # large residuals count far less than squared
+    assert out[1] ** 2 < 10.0**2 / 10  # large residuals count far less than squared
 
 
 @pytest.mark.slow
@@ -92,7 +98,8 @@ def test_shipped_constants_are_the_fit_of_the_training_rows() -> None:
     validate = load(ROOT / "benchmarks" / "validate.py", "validate_script")
     fresh = shipped_fit(load_dataset(shipped_catalog()).cases)
     assert validate.fitted_module_text(fresh, CALIBRATION.notes) == validate.fitted_module_text(
-        CALIBRATION, CALIBRATION.notes)
+        CALIBRATION, CALIBRATION.notes
+    )
 
 
 @pytest.mark.slow
@@ -102,8 +109,13 @@ def test_backend_factors_are_recovered_and_shrunk(cases: list) -> None:
     from advisor.core.terms import Backend, BackendTerms
     from advisor.validation.fit_params import backend_of
 
-    truth = replace(KNOWN, backends={Backend.METAL: BackendTerms(decode=0.8, prefill=1.3),
-                                     Backend.ROCM: BackendTerms(decode=0.7, prefill=0.7)})
+    truth = replace(
+        KNOWN,
+        backends={
+            Backend.METAL: BackendTerms(decode=0.8, prefill=1.3),
+            Backend.ROCM: BackendTerms(decode=0.7, prefill=0.7),
+        },
+    )
     measured = predict(cases, truth)
     got = fit(cases, measured=measured, train=np.ones(len(cases), bool)).calibration
     assert Backend.CUDA not in got.backends
@@ -113,9 +125,14 @@ def test_backend_factors_are_recovered_and_shrunk(cases: list) -> None:
     # (each pulled toward 1) can take a share of it: the factor moves part of the way, and what every
     # Metal row's η comes to (class × backend × architecture × machine) is the truth's
     assert 0.8 <= metal.decode < 0.95 and 1.2 < metal.prefill <= 1.3
-    ratio = np.array([got.decode_eta(c.hw_class, c.engine, Backend.METAL, c.scenario.hardware)
-                      / truth.decode_eta(c.hw_class, c.engine, Backend.METAL, c.scenario.hardware)
-                      for c in cases if c.test == "tg" and backend_of(c) is Backend.METAL])
+    ratio = np.array(
+        [
+            got.decode_eta(c.hw_class, c.engine, Backend.METAL, c.scenario.hardware)
+            / truth.decode_eta(c.hw_class, c.engine, Backend.METAL, c.scenario.hardware)
+            for c in cases
+            if c.test == "tg" and backend_of(c) is Backend.METAL
+        ]
+    )
     assert np.median(np.abs(ratio - 1)) < 0.03 and np.all(np.abs(ratio - 1) < 0.15)
     rocm = got.backends[Backend.ROCM]
     assert rocm.rows < 30  # few rows: moved, but held back toward 1
@@ -183,8 +200,12 @@ def test_generation_factors_are_recovered(cases: list) -> None:
     got = fit(cases, measured=predict(cases, truth), train=np.ones(len(cases), bool)).calibration
     ada = got.generations["NVIDIA Ada"]
     assert ada.rows > 30 and 0.8 <= ada.decode < 0.88
-    card = next(c for c in cases if c.test == "tg" and not c.row.hardware_id
-                and generation_key(c.scenario.hardware) == "NVIDIA Ada")  # an RTX 4080 of hardware_specs.csv
+    card = next(
+        c
+        for c in cases
+        if c.test == "tg" and not c.row.hardware_id and generation_key(c.scenario.hardware) == "NVIDIA Ada"
+    )  # an RTX 4080 of hardware_specs.csv
     assert got.machine(card.scenario.hardware) == MachineTerms()  # no factor of its own
     assert got.decode_eta(card.hw_class, card.engine, None, card.scenario.hardware) == pytest.approx(
-        truth.decode_eta(card.hw_class, card.engine, None, card.scenario.hardware), rel=0.1)
+        truth.decode_eta(card.hw_class, card.engine, None, card.scenario.hardware), rel=0.1
+    )

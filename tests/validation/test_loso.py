@@ -18,18 +18,26 @@ from advisor.validation.loso import leave_one_source_out, loso_dict, merge, simp
 from advisor.validation.sources import source_of
 
 
-@pytest.mark.parametrize(("url", "source"), [
-    pytest.param("https://github.com/ggml-org/llama.cpp/discussions/4167#discussioncomment-1", "llama.cpp#4167",
-                 id="thread"),
-    pytest.param("https://github.com/ggml-org/llama.cpp/pull/14001", "llama.cpp#14001", id="pull"),
-    pytest.param("https://github.com/ggml-org/llama.cpp/blob/4c7e98/benches/dgx-spark.md", "llama.cpp benches",
-                 id="benches"),
-    pytest.param("https://github.com/XiongjieDai/GPU-Benchmarks-on-LLM-Inference/blob/00db/README.md", "xiongjiedai",
-                 id="author repo"),
-    pytest.param("https://github.com/geerlingguy/ai-benchmarks/issues/46", "geerlingguy", id="author's issues"),
-    pytest.param("https://github.com/AlexsJones/llmfit/pull/778", "llmfit#778", id="community pull"),
-    pytest.param("https://www.example.org/post/1", "example.org", id="site"),
-])
+@pytest.mark.parametrize(
+    ("url", "source"),
+    [
+        pytest.param(
+            "https://github.com/ggml-org/llama.cpp/discussions/4167#discussioncomment-1", "llama.cpp#4167", id="thread"
+        ),
+        pytest.param("https://github.com/ggml-org/llama.cpp/pull/14001", "llama.cpp#14001", id="pull"),
+        pytest.param(
+            "https://github.com/ggml-org/llama.cpp/blob/4c7e98/benches/dgx-spark.md", "llama.cpp benches", id="benches"
+        ),
+        pytest.param(
+            "https://github.com/XiongjieDai/GPU-Benchmarks-on-LLM-Inference/blob/00db/README.md",
+            "xiongjiedai",
+            id="author repo",
+        ),
+        pytest.param("https://github.com/geerlingguy/ai-benchmarks/issues/46", "geerlingguy", id="author's issues"),
+        pytest.param("https://github.com/AlexsJones/llmfit/pull/778", "llmfit#778", id="community pull"),
+        pytest.param("https://www.example.org/post/1", "example.org", id="site"),
+    ],
+)
 def test_source_of(url: str, source: str) -> None:
     assert source_of(url) == source
 
@@ -61,8 +69,11 @@ def test_every_row_is_predicted_by_a_fit_that_never_saw_its_source(cases: list[C
 
     one = sorted(sources)[0]
     fold = source_folds(cases)[one]
-    part = leave_one_source_out(cases, fitter=lambda c, train=None: _Fitted(CALIBRATION),  # type: ignore[arg-type]
-                                only=fold)
+    part = leave_one_source_out(
+        cases,
+        fitter=lambda c, train=None: _Fitted(CALIBRATION),  # type: ignore[arg-type]
+        only=fold,
+    )
     mine = np.array([s == one for s in part.sources])
     assert np.isfinite(part.predicted[mine]).all() and np.isnan(part.predicted[~mine]).all()
     assert np.allclose(merge([part]).predicted[mine], res.predicted[mine])
@@ -85,6 +96,7 @@ def test_folds_of_whole_sources_are_balanced(cases: list[Case]) -> None:
 
 def test_the_simple_formula_recovers_its_own_constants() -> None:
     """Rows made by 1 / (1 / (0.8 × ceiling) + 4 ms) give back that formula."""
+
     class Row:
         def __init__(self, test: str, tok_s: float) -> None:
             self.test, self.measured = test, tok_s

@@ -17,8 +17,9 @@ from advisor.validation.stats import ape
 
 
 def _case(machine: str) -> Any:
-    row = SimpleNamespace(hardware_name=machine, gpus=1, model_name="m", quant="q4_k_m", bits_per_weight=None,
-                          engine="llama.cpp")
+    row = SimpleNamespace(
+        hardware_name=machine, gpus=1, model_name="m", quant="q4_k_m", bits_per_weight=None, engine="llama.cpp"
+    )
     return SimpleNamespace(row=row)
 
 
@@ -45,8 +46,12 @@ def test_interval_spans_one_configuration_that_misses_in_all_its_rows() -> None:
 def test_pooled_counts_every_usable_row_once_and_keeps_held_out_errors(data: DataSet) -> None:
     train = cv.training_cases(data.cases)
     perfect = np.array([c.measured for c in train])  # a made-up cross-validation that hits every row
-    fake = cv.CVResult(k=5, rows=len(train), configs=0, seeds=(
-        cv.SeedResult(seed=0, fold_rows=(), fold_configs=(), predicted=perfect, stats={}),))
+    fake = cv.CVResult(
+        k=5,
+        rows=len(train),
+        configs=0,
+        seeds=(cv.SeedResult(seed=0, fold_rows=(), fold_configs=(), predicted=perfect, stats={}),),
+    )
     (result,) = pooled(data.cases, fake)
     depth0 = [c for c in data.cases if c.test == "tg" and c.kind == "depth 0"]
     assert result.stats["decode_depth0"].n == len(depth0)

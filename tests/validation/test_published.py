@@ -25,7 +25,10 @@ def test_shipped_file_is_what_validate_write_makes_from_the_measurements() -> No
     depth0 = next(r for r in report["held_out"] if r["test"] == "decode" and r["group"] == "depth 0")
     shipped = next(f for f in shipped_catalog().held_out if f.test == "decode" and f.group == "depth 0")
     assert (shipped.n, shipped.median_pct, shipped.p90_pct) == (
-        depth0["n"], depth0["fitted"]["median_pct"], depth0["fitted"]["p90_pct"])
+        depth0["n"],
+        depth0["fitted"]["median_pct"],
+        depth0["fitted"]["p90_pct"],
+    )
     assert (shipped.target_median_pct, shipped.target_p90_pct) == (8.0, 20.0)
     assert shipped.met() is (shipped.median_pct <= 8.0 and shipped.p90_pct <= 20.0)
     assert shipped.n == sum(c.held_out and c.test == "tg" and c.kind == "depth 0" for c in data.cases) > 0
@@ -50,8 +53,11 @@ def test_only_rows_on_catalog_machines_with_every_layer_on_the_gpu() -> None:
     assert row is not None and row.test == "pp" and row.prompt == pp.row.prompt_tokens > 0
     assert row.test_name() == f"pp{pp.row.prompt_tokens}" and row.tokens == 0
     # a batched-bench aggregate is stored per stream: DGX Spark gpt-oss-20b at B = 32, PP 512
-    agg = [c for c in data.cases if c.aggregate and c.row.batch == 32 and c.row.model_name.startswith("gpt-oss-20b")
-           and c.row.depth == 512]
+    agg = [
+        c
+        for c in data.cases
+        if c.aggregate and c.row.batch == 32 and c.row.model_name.startswith("gpt-oss-20b") and c.row.depth == 512
+    ]
     assert agg
     mine = [r for r in rows if r.streams == 32 and r.model.startswith("gpt-oss-20b") and r.depth == 512]
     assert mine[0].tok_s == round(agg[0].row.tok_s / 32, 4)
@@ -84,4 +90,5 @@ def test_an_unreadable_file_means_no_published_rows_and_one_message(tmp_path: Pa
     assert len(cat.problems) == 1 and cat.problems[0].startswith("catalogs/published/runs.json: cannot read:")
     root.joinpath(*PUBLISHED_FILE).write_text('{"rows": 3}', encoding="utf-8")
     assert load_shipped(root).problems == (  # type: ignore[arg-type]
-        'catalogs/published/runs.json: expected a JSON object with a list of "rows"',)
+        'catalogs/published/runs.json: expected a JSON object with a list of "rows"',
+    )

@@ -34,8 +34,16 @@ from advisor.ui.panels.catalog_list import CatalogList
 from advisor.ui.panels.hardware_panel import hardware_tooltip
 
 MAX_SET = 8
-EDIT_FIELDS = (("memory_gb", 1), ("bandwidth_gbps", 1), ("fp16_tflops", 1), ("host_memory_gb", 0),
-               ("host_bandwidth_gbps", 1), ("devices", 0), ("peer_link_gbps", 1), ("tp_scaling", 2))
+EDIT_FIELDS = (
+    ("memory_gb", 1),
+    ("bandwidth_gbps", 1),
+    ("fp16_tflops", 1),
+    ("host_memory_gb", 0),
+    ("host_bandwidth_gbps", 1),
+    ("devices", 0),
+    ("peer_link_gbps", 1),
+    ("tp_scaling", 2),
+)
 AUTO_TEXT = {"memory_gb": "not known", "tp_scaling": "from the device link", "peer_link_gbps": "PCIe (host link)"}
 
 
@@ -47,10 +55,15 @@ def swatch(color: str, size: int = 14) -> QIcon:
 
 def compare_tooltip(e: Hardware) -> str:
     """The main window's entry tooltip, with the products the entry is sold as and its dated prices."""
-    extra = catalog_prices(getattr(e, "price_usd", None), bool(getattr(e, "price_estimate", True)),
-                           getattr(e, "price_kind", None), getattr(e, "price_seen", None),
-                           getattr(e, "used_price_usd", None), getattr(e, "used_price_seen", None),
-                           getattr(e, "products", None) or [])
+    extra = catalog_prices(
+        getattr(e, "price_usd", None),
+        bool(getattr(e, "price_estimate", True)),
+        getattr(e, "price_kind", None),
+        getattr(e, "price_seen", None),
+        getattr(e, "used_price_usd", None),
+        getattr(e, "used_price_seen", None),
+        getattr(e, "products", None) or [],
+    )
     base = hardware_tooltip(e)  # type: ignore[arg-type]
     return f"{base}\n{extra}" if extra else base
 
@@ -69,8 +82,9 @@ class EditMachineDialog(QDialog):
         self.setWindowTitle(f"Edit {machine.label}")
         self.machine = machine
         hw = machine.hardware
-        self.spins = {name: spin_for(Hardware, name, decimals=d, auto_text=AUTO_TEXT.get(name))
-                      for name, d in EDIT_FIELDS}
+        self.spins = {
+            name: spin_for(Hardware, name, decimals=d, auto_text=AUTO_TEXT.get(name)) for name, d in EDIT_FIELDS
+        }
         form = QFormLayout(self)
         self.split = QComboBox()
         self.split.addItem("layer (llama.cpp's default: adds memory, not speed)", "layer")
@@ -108,9 +122,17 @@ class EditMachineDialog(QDialog):
         if not label.endswith("(edited)"):
             label = f"{label} (edited)"
         price = self.price.value() or None
-        return self.machine.model_copy(update={"hardware": hw, "label": label, "origin": "edited",
-                                               "price_usd": price, "price_estimate": True,
-                                               "price_kind": None, "price_seen": None})
+        return self.machine.model_copy(
+            update={
+                "hardware": hw,
+                "label": label,
+                "origin": "edited",
+                "price_usd": price,
+                "price_estimate": True,
+                "price_kind": None,
+                "price_seen": None,
+            }
+        )
 
 
 class MachinesPanel(QWidget):
@@ -120,11 +142,16 @@ class MachinesPanel(QWidget):
         self.store = store
         self.current: Machine | None = store.setup.current
         order = list(HARDWARE_CLASS_LABELS)
-        self.list = CatalogList("Search hardware: 3090, m4 max, strix…", ["Hardware", "Memory", "Bandwidth", "Price"],
-                                group=lambda e: HARDWARE_CLASS_LABELS[e.kind], row=catalog_row,
-                                tooltip=compare_tooltip)
-        self.list.set_entries(sorted(store.catalog.hardware.values(),
-                                     key=lambda e: (order.index(e.kind), -e.bandwidth_gbps)))
+        self.list = CatalogList(
+            "Search hardware: 3090, m4 max, strix…",
+            ["Hardware", "Memory", "Bandwidth", "Price"],
+            group=lambda e: HARDWARE_CLASS_LABELS[e.kind],
+            row=catalog_row,
+            tooltip=compare_tooltip,
+        )
+        self.list.set_entries(
+            sorted(store.catalog.hardware.values(), key=lambda e: (order.index(e.kind), -e.bandwidth_gbps))
+        )
         head = self.list.tree.header()
         head.setStretchLastSection(False)
         head.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)  # long names elide; the numbers stay in view
@@ -133,18 +160,22 @@ class MachinesPanel(QWidget):
         self.count = QSpinBox()
         self.count.setRange(1, MAX_SET)
         self.count.setPrefix("× ")
-        self.count.setToolTip("How many of this GPU (layer split, as llama.cpp does; Edit for tensor split): "
-                              "2 makes a 2× set, priced per card")
+        self.count.setToolTip(
+            "How many of this GPU (layer split, as llama.cpp does; Edit for tensor split): "
+            "2 makes a 2× set, priced per card"
+        )
         self.count.setAccessibleName("Number of GPUs")
         self.used = QComboBox()
         self.used.addItem("new price", False)
         self.used.addItem("used price", True)
-        self.used.setToolTip("Price the machine new, or at its used price where the catalog has one "
-                             "(each price shows its month)")
+        self.used.setToolTip(
+            "Price the machine new, or at its used price where the catalog has one (each price shows its month)"
+        )
         self.used.setEnabled(False)
         self.add_button = QPushButton("Add")
-        self.add_button.setToolTip("Add the selected machine to the comparison "
-                                   "(Enter in the search box adds the first match)")
+        self.add_button.setToolTip(
+            "Add the selected machine to the comparison (Enter in the search box adds the first match)"
+        )
         self.add_current = QPushButton("Add my machine")
         self.add_current.setToolTip("The machine in the main window, with any figures you changed there")
         self.add_current.setEnabled(self.current is not None)
@@ -154,8 +185,9 @@ class MachinesPanel(QWidget):
         self.table.setHorizontalHeaderLabels(["Comparing", "Price", ""])
         self.table.verticalHeader().hide()
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked
-                                   | QAbstractItemView.EditTrigger.EditKeyPressed)
+        self.table.setEditTriggers(
+            QAbstractItemView.EditTrigger.DoubleClicked | QAbstractItemView.EditTrigger.EditKeyPressed
+        )
         head = self.table.horizontalHeader()
         head.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         head.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
@@ -300,8 +332,10 @@ class MachinesPanel(QWidget):
                 name = QTableWidgetItem(swatch(snap.colors[m.label]), m.label)
                 name.setData(Qt.ItemDataRole.UserRole, m.label)
                 name.setFlags(name.flags() & ~Qt.ItemFlag.ItemIsEditable)
-                name.setToolTip(f"{m.label}: {num(m.hardware.fast_capacity_gb)} GB at "
-                                f"{num(m.hardware.fast_bandwidth_gbps)} GB/s ({m.origin})")
+                name.setToolTip(
+                    f"{m.label}: {num(m.hardware.fast_capacity_gb)} GB at "
+                    f"{num(m.hardware.fast_bandwidth_gbps)} GB/s ({m.origin})"
+                )
                 cost = QTableWidgetItem(price_text(m.price_usd, m.price_estimate))
                 cost.setToolTip(price_tip(m.price_usd, m.price_estimate, m.price_kind, m.price_seen))
                 cost.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)

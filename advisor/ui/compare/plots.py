@@ -21,7 +21,8 @@ from advisor.core.curves import Axis, Curve
 from advisor.core.feel import FEELS
 from advisor.ui import theme
 from advisor.ui.plots.axes import LogAxis, binary_label, binary_ticks, decade_ticks, friendly
-from advisor.ui.plots.base import Y_MIN, finite_or_nan, log10
+from advisor.ui.plots.base import Y_MIN
+from advisor.ui.plots.geometry import finite_or_nan, log10
 from advisor.ui.plots.labels import readout_item
 
 SLOTS = len(theme.SERIES)
@@ -52,12 +53,16 @@ def _opaque(brush: pg.QtGui.QBrush) -> pg.QtGui.QBrush:
 def legend_html(entries: list[tuple[str, str]], size_pt: int = 10) -> str:
     """The shared legend: a thick stroke in each machine's colour, then its name, then what the
     strips along the bottom of each plot mean."""
-    items = [f"<span style='color:{color}; font-size:{size_pt + 4}pt'>&#9473;&#9473;</span>&nbsp;"
-             f"<span style='font-size:{size_pt}pt'>{escape(label).replace(' ', '&nbsp;')}</span>"
-             for label, color in entries]
+    items = [
+        f"<span style='color:{color}; font-size:{size_pt + 4}pt'>&#9473;&#9473;</span>&nbsp;"
+        f"<span style='font-size:{size_pt}pt'>{escape(label).replace(' ', '&nbsp;')}</span>"
+        for label, color in entries
+    ]
     if entries:
-        items.append(f"<span style='font-size:{size_pt}pt; color:{theme.FEEL_TEXT}'>"
-                     "strips along the bottom: past that machine's offload cliff (spills to system RAM)</span>")
+        items.append(
+            f"<span style='font-size:{size_pt}pt; color:{theme.FEEL_TEXT}'>"
+            "strips along the bottom: past that machine's offload cliff (spills to system RAM)</span>"
+        )
     return "&nbsp;&nbsp;&nbsp;&nbsp; ".join(items)
 
 
@@ -156,8 +161,14 @@ class _Slot:
 class ComparePlot(pg.PlotWidget):
     """tok/s per stream along one axis, one curve per machine."""
 
-    def __init__(self, axis: Axis, parent: object = None, font_pt: int = theme.TICK_PT,
-                 title_pt: int = theme.TITLE_PT, line_width: float = 3.0) -> None:
+    def __init__(
+        self,
+        axis: Axis,
+        parent: object = None,
+        font_pt: int = theme.TICK_PT,
+        title_pt: int = theme.TITLE_PT,
+        line_width: float = 3.0,
+    ) -> None:
         binary = axis in ("context", "batch")
         axes = {"bottom": LogAxis("bottom", binary=binary), "left": LogAxis("left")}
         super().__init__(parent=parent, background=theme.BACKGROUND, axisItems=axes)
@@ -218,8 +229,13 @@ class ComparePlot(pg.PlotWidget):
         self.getPlotItem().setTitle(f"<span style='font-size:{self.title_pt}pt; color:{theme.AXIS}'>{title}</span>")
 
     # --- drawing ----------------------------------------------------------------------------
-    def show_series(self, series: list[tuple[str, str, Curve]], threshold: float,
-                    thresholds: tuple[float, ...], marker_label: str = "") -> None:
+    def show_series(
+        self,
+        series: list[tuple[str, str, Curve]],
+        threshold: float,
+        thresholds: tuple[float, ...],
+        marker_label: str = "",
+    ) -> None:
         """series: (label, colour, curve) per machine, in order."""
         item = self.getPlotItem()
         self.shown = {label: (color, c) for label, color, c in series}
@@ -243,7 +259,7 @@ class ComparePlot(pg.PlotWidget):
             my = float(np.interp(log10(mx), np.log10(c.x), c.decode)) if c.x[0] <= mx <= c.x[-1] else 0.0
             if my > 0:
                 spots.append((log10(mx), log10(my), color))
-        for slot in self.slots[len(series):]:
+        for slot in self.slots[len(series) :]:
             slot.hide()
         self.markers.set_points(spots)
 

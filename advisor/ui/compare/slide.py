@@ -38,22 +38,37 @@ from advisor.ui.compare.plots import ComparePlot, legend_html
 from advisor.ui.compare.state import CompareSnapshot
 from advisor.ui.export import SLIDE_SIZE, paint_widget, save_png, write_export
 
-RIGHT_ALIGNED = {"price_usd", "memory_gb", "bandwidth_gbps", "decode_tok_s", "ttft_s", "max_streams", "tok_s_per_k_usd",
-                 "tok_s_per_w", "cost", "break_even"}
+RIGHT_ALIGNED = {
+    "price_usd",
+    "memory_gb",
+    "bandwidth_gbps",
+    "decode_tok_s",
+    "ttft_s",
+    "max_streams",
+    "tok_s_per_k_usd",
+    "tok_s_per_w",
+    "cost",
+    "break_even",
+}
 
 
 def scenario_line(snap: CompareSnapshot, with_model: bool = True) -> str:
     s = snap.setup
     w = s.workload
     what = f"{s.model.name} · {s.quant.name} · " if with_model else ""
-    return (f"{what}{w.context:,} tokens of context · {w.prompt_tokens:,}-token prompt · "
-            f"{w.streams} stream{'s' if w.streams > 1 else ''} · interactive at ≥ {rate(w.interactive_tok_s)} tok/s")
+    return (
+        f"{what}{w.context:,} tokens of context · {w.prompt_tokens:,}-token prompt · "
+        f"{w.streams} stream{'s' if w.streams > 1 else ''} · interactive at ≥ {rate(w.interactive_tok_s)} tok/s"
+    )
 
 
 def marker_label(snap: CompareSnapshot, axis: str) -> str:
     s = snap.setup
-    return {"context": f"{s.workload.context:,} tokens", "params": s.model.name,
-            "batch": f"{s.workload.streams} stream{'s' if s.workload.streams > 1 else ''}"}[axis]
+    return {
+        "context": f"{s.workload.context:,} tokens",
+        "params": s.model.name,
+        "batch": f"{s.workload.streams} stream{'s' if s.workload.streams > 1 else ''}",
+    }[axis]
 
 
 def show_plot(plot: ComparePlot, snap: CompareSnapshot) -> None:
@@ -73,15 +88,16 @@ def two_lines(title: str, longer_than: int = 10) -> str:
         return title
     spaces = [i for i, ch in enumerate(title) if ch == " "]
     cut = min(spaces, key=lambda i: abs(i - len(title) / 2))
-    return title[:cut] + "\n" + title[cut + 1:]
+    return title[:cut] + "\n" + title[cut + 1 :]
 
 
 # The slide leaves out the columns a reader of a 1920-pixel slide needs least, so the rest fit its width.
 SLIDE_COLUMNS = tuple((k, t) for k, t in TABLE_COLUMNS if k not in ("bandwidth_gbps", "tok_s_per_w", "tok_s_per_k_usd"))
 
 
-def fill_table(table: QTableWidget, snap: CompareSnapshot, icons: bool = True,
-               columns: tuple[tuple[str, str], ...] = TABLE_COLUMNS) -> None:
+def fill_table(
+    table: QTableWidget, snap: CompareSnapshot, icons: bool = True, columns: tuple[tuple[str, str], ...] = TABLE_COLUMNS
+) -> None:
     from advisor.ui.compare.machines import swatch
 
     rows = snap.comparison.rows
@@ -146,9 +162,11 @@ class SlideWidget(QWidget):
             head.setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
         head.setSectionResizeMode(len(SLIDE_COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
         head.setMinimumSectionSize(40)
-        note = QLabel(f"{PRICE_NOTE} {costs_line(snap.comparison)}. "
-                      "Roofline estimates: decode ≈ η × bandwidth ÷ bytes read per token; "
-                      f"coloured strips: past each machine's offload cliff. LLM speed advisor.")
+        note = QLabel(
+            f"{PRICE_NOTE} {costs_line(snap.comparison)}. "
+            "Roofline estimates: decode ≈ η × bandwidth ÷ bytes read per token; "
+            f"coloured strips: past each machine's offload cliff. LLM speed advisor."
+        )
         note.setFont(QFont(theme.FONT, 11))
         note.setWordWrap(True)
         note.setStyleSheet(f"color: {theme.FEEL_TEXT}")
@@ -180,6 +198,7 @@ def slide_image(snap: CompareSnapshot, size: tuple[int, int] = SLIDE_SIZE) -> QI
         return paint_widget(widget, size, prepare=fit_table)
     finally:
         widget.deleteLater()
+
 
 def save_slide(snap: CompareSnapshot, path: Path) -> None:
     save_png(slide_image(snap), path)

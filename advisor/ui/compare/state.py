@@ -125,8 +125,12 @@ class CompareStore(QObject):
 
     def set_price(self, label: str, price: float | None) -> bool:
         machine = self.machine(label)
-        return self.replace_machine(label, machine.model_copy(update={"price_usd": price, "price_estimate": True,
-                                                                         "price_kind": None, "price_seen": None}))
+        return self.replace_machine(
+            label,
+            machine.model_copy(
+                update={"price_usd": price, "price_estimate": True, "price_kind": None, "price_seen": None}
+            ),
+        )
 
     def machine(self, label: str) -> Machine:
         return next(m for m in self.setup.machines if m.label == label)
@@ -155,8 +159,9 @@ class CompareStore(QObject):
         live_curves: dict[str, Curve] = {}
         for m in setup.machines:
             rk = _key(m, scenario_key)
-            row = self._rows.get(rk) or compare_row(m, base, self.models, qs, self.catalog.published,
-                                                        standings(self.catalog.models))
+            row = self._rows.get(rk) or compare_row(
+                m, base, self.models, qs, self.catalog.published, standings(self.catalog.models)
+            )
             live_rows[rk] = row
             rows.append(row)
             s = base.model_copy(update={"hardware": m.hardware})

@@ -43,8 +43,9 @@ def price_tip(m: Machine) -> str:
 def _stretch(t: QTableWidget, stretch: int) -> None:
     head = t.horizontalHeader()
     for i in range(t.columnCount()):
-        head.setSectionResizeMode(i, QHeaderView.ResizeMode.Stretch if i == stretch
-                                  else QHeaderView.ResizeMode.ResizeToContents)
+        head.setSectionResizeMode(
+            i, QHeaderView.ResizeMode.Stretch if i == stretch else QHeaderView.ResizeMode.ResizeToContents
+        )
 
 
 def _price(m: Machine) -> str:
@@ -72,8 +73,9 @@ def _table(headers: list[str], stretch: int) -> QTableWidget:
     t.setWordWrap(True)
     head = t.horizontalHeader()
     for i in range(len(headers)):
-        head.setSectionResizeMode(i, QHeaderView.ResizeMode.Stretch if i == stretch
-                                  else QHeaderView.ResizeMode.ResizeToContents)
+        head.setSectionResizeMode(
+            i, QHeaderView.ResizeMode.Stretch if i == stretch else QHeaderView.ResizeMode.ResizeToContents
+        )
     return t
 
 
@@ -138,11 +140,16 @@ class BudgetTab(_Tab):
         self.max_price = _money_spin(100_000_000, 250, "The most you would spend")
         self.max_price.setMinimum(100)
         self.sets = QCheckBox("Include 2× and 4× GPU sets")
-        self.sets.setToolTip("Two and four of each desktop or datacenter GPU, layer split (as llama.cpp runs "
-                             "them), priced per card")
-        self.pc = _money_spin(100_000, 100, "Added to every discrete-GPU option: catalog GPU prices are the card "
-                                             "alone, so this is the PC around it. $0 if you already have one.",
-                              special="$0 (cards only)")
+        self.sets.setToolTip(
+            "Two and four of each desktop or datacenter GPU, layer split (as llama.cpp runs them), priced per card"
+        )
+        self.pc = _money_spin(
+            100_000,
+            100,
+            "Added to every discrete-GPU option: catalog GPU prices are the card "
+            "alone, so this is the PC around it. $0 if you already have one.",
+            special="$0 (cards only)",
+        )
         self.by = QComboBox()
         self.by.addItem("your model: holds it at your speed, cheapest first", "model")
         self.by.addItem("the largest model each runs interactively", "largest")
@@ -187,8 +194,10 @@ class BudgetTab(_Tab):
 
     def key(self) -> str:
         s = self.store.setup
-        return (f"{s.scenario.model_dump_json()}|{s.budget_usd}|{s.include_sets}|{s.pc_price_usd}|{s.budget_by}|"
-                f"{s.set_split}")
+        return (
+            f"{s.scenario.model_dump_json()}|{s.budget_usd}|{s.include_sets}|{s.pc_price_usd}|{s.budget_by}|"
+            f"{s.set_split}"
+        )
 
     def show_inputs(self, snap: CompareSnapshot) -> None:
         s = snap.setup
@@ -202,8 +211,9 @@ class BudgetTab(_Tab):
 
     def compute(self) -> None:
         s = self.store.setup
-        machines = catalog_machines(self.store.catalog.hardware.values(), (2, 4) if s.include_sets else (),
-                                    s.pc_price_usd, split=s.set_split)
+        machines = catalog_machines(
+            self.store.catalog.hardware.values(), (2, 4) if s.include_sets else (), s.pc_price_usd, split=s.set_split
+        )
         if s.budget_by == "model":
             self._show_model(rank_for_model(machines, s.scenario, s.budget_usd, top=None))
             return
@@ -218,7 +228,9 @@ class BudgetTab(_Tab):
             f"<b>Best under ${s.budget_usd:,.0f}</b> for {w.context:,} tokens of context, {w.streams} stream"
             f"{'s' if w.streams > 1 else ''}, interactive at ≥ {rate(w.interactive_tok_s)} tok/s: ranked by the "
             f"largest catalog model each runs interactively, then its speed. {len(r.ranked)} machines fit the budget"
-            + (f"; {r.over_budget} cost more" if r.over_budget else "") + ".")
+            + (f"; {r.over_budget} cost more" if r.over_budget else "")
+            + "."
+        )
         self.table.setRowCount(len(r.ranked))
         for row, x in enumerate(r.ranked):
             big = x.largest
@@ -247,7 +259,9 @@ class BudgetTab(_Tab):
             f"{b.context:,} tokens of context, {b.streams} stream{'s' if b.streams > 1 else ''}: "
             f"{len(b.meeting)} machines hold it in fast memory at ≥ {rate(w.interactive_tok_s)} tok/s, "
             "cheapest first; then those that spill to system RAM or fall short, each with why"
-            + (f"; {b.over_budget} cost more" if b.over_budget else "") + ".")
+            + (f"; {b.over_budget} cost more" if b.over_budget else "")
+            + "."
+        )
         rows = (*b.meeting, *b.short)
         self.table.setRowCount(len(rows))
         for row, x in enumerate(rows):

@@ -50,8 +50,10 @@ class TakeTab(_Tab):
         self.sets = QCheckBox("Include sets")
         self.sets.setToolTip("2× and 4× of each desktop or datacenter GPU, split as the budget tab's sets")
         self.spill = QCheckBox("Allow spilling to RAM")
-        self.spill.setToolTip("Count a machine that keeps part of the model in system RAM as reaching the target; "
-                              "otherwise those that hold it always come first")
+        self.spill.setToolTip(
+            "Count a machine that keeps part of the model in system RAM as reaching the target; "
+            "otherwise those that hold it always come first"
+        )
         self.mine = QComboBox()
         self.mine.setToolTip("The machine to upgrade: yours from the main window, or one being compared")
         self.header = QLabel()
@@ -97,9 +99,11 @@ class TakeTab(_Tab):
 
     def key(self) -> str:
         s = self.store.setup
-        return (f"{s.scenario.model_dump_json()}|{s.target_tok_s}|{s.target_ttft_s}|{s.take_include_sets}|"
-                f"{s.take_max_price_usd}|{s.take_allow_spill}|{s.set_split}|"
-                f"{s.pc_price_usd}|{self.mine.currentData()}|{self._machine_to_upgrade()}")
+        return (
+            f"{s.scenario.model_dump_json()}|{s.target_tok_s}|{s.target_ttft_s}|{s.take_include_sets}|"
+            f"{s.take_max_price_usd}|{s.take_allow_spill}|{s.set_split}|"
+            f"{s.pc_price_usd}|{self.mine.currentData()}|{self._machine_to_upgrade()}"
+        )
 
     def show_inputs(self, snap: CompareSnapshot) -> None:
         s = snap.setup
@@ -138,32 +142,49 @@ class TakeTab(_Tab):
 
     def compute(self) -> None:
         s = self.store.setup
-        machines = catalog_machines(self.store.catalog.hardware.values(), (2, 4) if s.take_include_sets else (),
-                                    s.pc_price_usd, split=s.set_split)
+        machines = catalog_machines(
+            self.store.catalog.hardware.values(),
+            (2, 4) if s.take_include_sets else (),
+            s.pc_price_usd,
+            split=s.set_split,
+        )
         mine = self._machine_to_upgrade()
-        p = what_would_it_take(s.scenario, s.target_tok_s, machines, target_ttft_s=s.target_ttft_s, current=mine,
-                               max_price_usd=s.take_max_price_usd, allow_spill=s.take_allow_spill)
+        p = what_would_it_take(
+            s.scenario,
+            s.target_tok_s,
+            machines,
+            target_ttft_s=s.target_ttft_s,
+            current=mine,
+            max_price_usd=s.take_max_price_usd,
+            allow_spill=s.take_allow_spill,
+        )
         self.plan = p
         ttft = f" and the first token within {rate(p.target_ttft_s)} s" if p.target_ttft_s else ""
         cap = f" at or under ${p.max_price_usd:,.0f}" if p.max_price_usd is not None else ""
-        lead = (f"Cheapest catalog machines and sets{cap}" if p.cheapest
-                else f"Nothing in the catalog{cap} reaches it; the closest")
+        lead = (
+            f"Cheapest catalog machines and sets{cap}"
+            if p.cheapest
+            else f"Nothing in the catalog{cap} reaches it; the closest"
+        )
         if not p.allow_spill:
             ttft += ", holding the model in fast memory"
         self.header.setText(
             f"<b>{escape(p.model_name)} {escape(p.quant_name)}</b> at {p.context:,} tokens of context, "
-            f"≥ {rate(p.target_tok_s)} tok/s per stream{ttft}. {lead}:")
+            f"≥ {rate(p.target_tok_s)} tok/s per stream{ttft}. {lead}:"
+        )
         shown = p.cheapest or p.closest
         self.cheapest.setRowCount(len(shown))
         for row, o in enumerate(shown):
-            for col, item in enumerate([
-                _cell(_price(o.machine), o.machine, right=True),
-                _cell(o.machine.label),
-                _cell(split_text(o.machine.devices, o.machine.split) or "—"),
-                _cell(fit_text(o)),
-                _cell("does not run" if o.decode_tok_s is None else num(o.decode_tok_s), right=True),
-                _cell("—" if o.ttft_s is None else f"{num(o.ttft_s)} s", right=True),
-            ]):
+            for col, item in enumerate(
+                [
+                    _cell(_price(o.machine), o.machine, right=True),
+                    _cell(o.machine.label),
+                    _cell(split_text(o.machine.devices, o.machine.split) or "—"),
+                    _cell(fit_text(o)),
+                    _cell("does not run" if o.decode_tok_s is None else num(o.decode_tok_s), right=True),
+                    _cell("—" if o.ttft_s is None else f"{num(o.ttft_s)} s", right=True),
+                ]
+            ):
                 self.cheapest.setItem(row, col, item)
         self._show_upgrades(p)
 
@@ -171,35 +192,46 @@ class TakeTab(_Tab):
         c = p.current
         options: list[Option] = []
         if c is None:
-            self.current.setText("Choose a machine to upgrade above to see the smallest upgrade that reaches "
-                                 "the target.")
+            self.current.setText(
+                "Choose a machine to upgrade above to see the smallest upgrade that reaches the target."
+            )
         else:
-            now = ("does not run it" if c.decode_tok_s is None else f"runs it at {num(c.decode_tok_s)} tok/s"
-                   + (f", first token in {num(c.ttft_s)} s" if c.ttft_s is not None else ""))
+            now = (
+                "does not run it"
+                if c.decode_tok_s is None
+                else f"runs it at {num(c.decode_tok_s)} tok/s"
+                + (f", first token in {num(c.ttft_s)} s" if c.ttft_s is not None else "")
+            )
             if c.meets:
                 self.current.setText(f"<b>{escape(c.machine.label)}</b> {now}: it already reaches the target.")
             elif p.upgrades:
                 u = p.upgrades[0]
                 cost = "price unknown" if u.cost_usd is None else f"${u.cost_usd:,.0f}"
-                self.current.setText(f"<b>{escape(c.machine.label)}</b> {now}. Smallest upgrade that reaches it: "
-                                     f"<b>{escape(option_description(u))}</b> ({cost}), "
-                                     f"{num(u.decode_tok_s or 0)} tok/s.")
+                self.current.setText(
+                    f"<b>{escape(c.machine.label)}</b> {now}. Smallest upgrade that reaches it: "
+                    f"<b>{escape(option_description(u))}</b> ({cost}), "
+                    f"{num(u.decode_tok_s or 0)} tok/s."
+                )
             else:
-                self.current.setText(f"<b>{escape(c.machine.label)}</b> {now}. No single upgrade in the catalog "
-                                     "reaches it; below, the best each kind of upgrade can do.")
+                self.current.setText(
+                    f"<b>{escape(c.machine.label)}</b> {now}. No single upgrade in the catalog "
+                    "reaches it; below, the best each kind of upgrade can do."
+                )
             if not c.meets:
                 options = list(p.upgrades) + list(p.short)
         self.upgrades.setRowCount(len(options))
         for row, o in enumerate(options):
             desc = option_description(o)
-            for col, item in enumerate([
-                _cell(f"{KIND_TEXT[o.kind]}: {desc}", o.machine, tip=desc),
-                _cell("price unknown" if o.cost_usd is None else f"${o.cost_usd:,.0f}", right=True),
-                _cell(fit_text(o)),
-                _cell("does not run" if o.decode_tok_s is None else num(o.decode_tok_s), right=True),
-                _cell("—" if o.ttft_s is None else f"{num(o.ttft_s)} s", right=True),
-                _cell("yes" if o.meets else "no"),
-            ]):
+            for col, item in enumerate(
+                [
+                    _cell(f"{KIND_TEXT[o.kind]}: {desc}", o.machine, tip=desc),
+                    _cell("price unknown" if o.cost_usd is None else f"${o.cost_usd:,.0f}", right=True),
+                    _cell(fit_text(o)),
+                    _cell("does not run" if o.decode_tok_s is None else num(o.decode_tok_s), right=True),
+                    _cell("—" if o.ttft_s is None else f"{num(o.ttft_s)} s", right=True),
+                    _cell("yes" if o.meets else "no"),
+                ]
+            ):
                 self.upgrades.setItem(row, col, item)
 
     def add_selected(self) -> bool:

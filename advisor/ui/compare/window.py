@@ -64,19 +64,32 @@ def current_machine(catalog: Catalog, session: Session) -> Machine:
     label = f"{label} (mine{', edited' if edited and entry is not None else ''})"
     price = entry.price_usd * hw.devices if entry is not None and entry.price_usd and not edited else None
     power = entry.power_w * hw.devices if entry is not None and entry.power_w else None
-    return Machine(label=label, hardware=hw, price_usd=price, power_w=power,
-                   price_kind=entry.price_kind if price and entry is not None else None,
-                   price_seen=entry.price_seen if price and entry is not None else None,
-                   price_estimate=entry.price_estimate if entry is not None else True,
-                   catalog_id=entry.id if entry is not None else None, origin="current")
+    return Machine(
+        label=label,
+        hardware=hw,
+        price_usd=price,
+        power_w=power,
+        price_kind=entry.price_kind if price and entry is not None else None,
+        price_seen=entry.price_seen if price and entry is not None else None,
+        price_estimate=entry.price_estimate if entry is not None else True,
+        catalog_id=entry.id if entry is not None else None,
+        origin="current",
+    )
 
 
 def setup_from_session(catalog: Catalog, session: Session) -> CompareSetup:
     """A comparison that starts from the main window: its model, quant, workload and machine."""
     s = session.scenario
     mine = current_machine(catalog, session)
-    return CompareSetup(machines=(mine,), model=s.model, quant=s.quant, workload=s.workload,
-                        model_id=session.model_id, quant_id=session.quant_id, current=mine)
+    return CompareSetup(
+        machines=(mine,),
+        model=s.model,
+        quant=s.quant,
+        workload=s.workload,
+        model_id=session.model_id,
+        quant_id=session.quant_id,
+        current=mine,
+    )
 
 
 class CompareWindow(SavesToFile, QMainWindow):
@@ -115,17 +128,24 @@ class CompareWindow(SavesToFile, QMainWindow):
         self.preset.addItem("Preset…", None)
         for name in PRESETS:
             self.preset.addItem(name, name)
-        self.preset.setToolTip("Fill context, prompt, output, streams and threshold for a common situation; "
-                               "every tab uses it")
+        self.preset.setToolTip(
+            "Fill context, prompt, output, streams and threshold for a common situation; every tab uses it"
+        )
         self.spins = {name: spin_for(Workload, name, decimals=d) for name, d in WORKLOAD_SPINS}
         for box in self.spins.values():
             box.setMaximumWidth(125)
         self.quant.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         # Two rows, so the window fits a 1366-pixel laptop screen.
         bar = QVBoxLayout()
-        for row_items in ((("Model", self.model), ("Quant", self.quant), ("", self.preset)),
-                          (("Context", self.spins["context"]), ("Prompt", self.spins["prompt_tokens"]),
-                           ("Streams", self.spins["streams"]), ("Interactive ≥", self.spins["interactive_tok_s"]))):
+        for row_items in (
+            (("Model", self.model), ("Quant", self.quant), ("", self.preset)),
+            (
+                ("Context", self.spins["context"]),
+                ("Prompt", self.spins["prompt_tokens"]),
+                ("Streams", self.spins["streams"]),
+                ("Interactive ≥", self.spins["interactive_tok_s"]),
+            ),
+        ):
             row = QHBoxLayout()
             for text, widget in row_items:
                 if text:
@@ -240,8 +260,14 @@ class CompareWindow(SavesToFile, QMainWindow):
         key = self.model.currentData()
         if key is None:  # typed text that names no model: find it, or put the old one back
             text = self.model.currentText().lower()
-            key = next((self.model.itemData(i) for i in range(self.model.count())
-                        if text and text in self.model.itemText(i).lower()), None)
+            key = next(
+                (
+                    self.model.itemData(i)
+                    for i in range(self.model.count())
+                    if text and text in self.model.itemText(i).lower()
+                ),
+                None,
+            )
         if key is None or not self.store.set_model(key):
             self.show_snapshot(self.store.snapshot)
 
@@ -363,4 +389,3 @@ def open_compare_window(parent_window: Any) -> CompareWindow:
     window = CompareWindow(store.catalog, setup_from_session(store.catalog, store.session), parent_window)
     window.show()
     return window
-

@@ -16,9 +16,16 @@ ID_ROLE = Qt.ItemDataRole.UserRole
 class CatalogList(QWidget):
     picked = Signal(str)  # entry id
 
-    def __init__(self, placeholder: str, columns: Sequence[str], group: Callable[[Any], str],
-                 row: Callable[[Any], Sequence[str]], tooltip: Callable[[Any], str], parent: QWidget | None = None,
-                 searcher: Callable[[list[Any], str], list[Any]] | None = None):
+    def __init__(
+        self,
+        placeholder: str,
+        columns: Sequence[str],
+        group: Callable[[Any], str],
+        row: Callable[[Any], Sequence[str]],
+        tooltip: Callable[[Any], str],
+        parent: QWidget | None = None,
+        searcher: Callable[[list[Any], str], list[Any]] | None = None,
+    ):
         super().__init__(parent)
         self._group, self._row, self._tooltip = group, row, tooltip
         self._search = searcher or search
@@ -96,12 +103,16 @@ class CatalogList(QWidget):
             return
         self.tree.scrollToItem(items[0])
         view, row = self.tree.viewport(), self.tree.visualItemRect(items[0])
-        self._scroll_pending = not (view.isVisible() and view.rect().top() <= row.top()
-                                    and row.bottom() <= view.rect().bottom())
+        self._scroll_pending = not (
+            view.isVisible() and view.rect().top() <= row.top() and row.bottom() <= view.rect().bottom()
+        )
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if (self._scroll_pending and watched is self.tree.viewport()
-                and event.type() in (QEvent.Type.Resize, QEvent.Type.Show)):
+        if (
+            self._scroll_pending
+            and watched is self.tree.viewport()
+            and event.type() in (QEvent.Type.Resize, QEvent.Type.Show)
+        ):
             self._scroll_to_selection()
         return super().eventFilter(watched, event)
 

@@ -8,7 +8,8 @@ from PySide6.QtCore import QSignalBlocker
 from PySide6.QtWidgets import QComboBox, QFormLayout, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from advisor.catalog.convert import to_hardware
-from advisor.catalog.longtail import find_hardware, is_longtail, search_hardware
+from advisor.catalog.hardware_search import find_hardware, search_hardware
+from advisor.catalog.longtail import is_longtail
 from advisor.catalog.schema import HardwareEntry
 from advisor.core.fmt import num
 from advisor.core.hardware import HARDWARE_CLASS_LABELS, Hardware, HardwareClass
@@ -21,8 +22,17 @@ from advisor.ui.store import Snapshot, Store
 ENTRY_FIELDS = ("memory_gb", "bandwidth_gbps", "fp16_tflops", "gpu_memory_fraction", "host_link_gbps")
 # Figures of the user's own setup, kept when another GPU is picked.
 SETUP_FIELDS = ("host_memory_gb", "host_bandwidth_gbps", "devices", "split", "tp_scaling")
-SPINS = (("memory_gb", 1), ("bandwidth_gbps", 1), ("fp16_tflops", 1), ("gpu_memory_fraction", 3),
-         ("host_memory_gb", 0), ("host_bandwidth_gbps", 1), ("host_link_gbps", 1), ("devices", 0), ("tp_scaling", 2))
+SPINS = (
+    ("memory_gb", 1),
+    ("bandwidth_gbps", 1),
+    ("fp16_tflops", 1),
+    ("gpu_memory_fraction", 3),
+    ("host_memory_gb", 0),
+    ("host_bandwidth_gbps", 1),
+    ("host_link_gbps", 1),
+    ("devices", 0),
+    ("tp_scaling", 2),
+)
 
 
 LONGTAIL_LIMIT = 60  # search results shown, curated ones always included
@@ -63,12 +73,18 @@ class HardwarePanel(QWidget):
     def __init__(self, store: Store, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.store = store
-        self.list = CatalogList("Search hardware: 4090, m3 max, epyc, gtx 1080…", ["Hardware", "Memory", "Bandwidth"],
-                                group=hardware_group, row=hardware_row, tooltip=hardware_tooltip,
-                                searcher=self._search)
+        self.list = CatalogList(
+            "Search hardware: 4090, m3 max, epyc, gtx 1080…",
+            ["Hardware", "Memory", "Bandwidth"],
+            group=hardware_group,
+            row=hardware_row,
+            tooltip=hardware_tooltip,
+            searcher=self._search,
+        )
         order = list(HARDWARE_CLASS_LABELS)
-        self.list.set_entries(sorted(store.catalog.hardware.values(),
-                                     key=lambda e: (order.index(e.kind), -e.bandwidth_gbps)))
+        self.list.set_entries(
+            sorted(store.catalog.hardware.values(), key=lambda e: (order.index(e.kind), -e.bandwidth_gbps))
+        )
         self.custom = QLabel()
         self.custom.setToolTip("Figures differ from the catalog entry; Reset restores them")
         self.reset = QPushButton("Reset")
@@ -95,8 +111,9 @@ class HardwarePanel(QWidget):
 
         self.list.picked.connect(self._picked)
         self.reset.clicked.connect(self._reset)
-        self.split.currentIndexChanged.connect(lambda _i: store.update("hardware", "Change split",
-                                                                         split=self.split.currentData()))
+        self.split.currentIndexChanged.connect(
+            lambda _i: store.update("hardware", "Change split", split=self.split.currentData())
+        )
         self._shown_id: str | None = ""
         self._shown: tuple[object, ...] = ()
         store.changed.connect(self.show_snapshot)
@@ -115,8 +132,9 @@ class HardwarePanel(QWidget):
     def refresh_entries(self) -> None:
         """Re-list the catalog (after the user saved an entry of their own)."""
         order = list(HARDWARE_CLASS_LABELS)
-        self.list.set_entries(sorted(self.store.catalog.hardware.values(),
-                                     key=lambda e: (order.index(e.kind), -e.bandwidth_gbps)))
+        self.list.set_entries(
+            sorted(self.store.catalog.hardware.values(), key=lambda e: (order.index(e.kind), -e.bandwidth_gbps))
+        )
         self.list.select_id(self.store.session.hardware_id)
 
     def pick(self, hid: str) -> None:

@@ -43,11 +43,14 @@ def describe(m: ModelArch) -> str:
             attn = f"{m.attention_layers} of {m.layers} layers attend · " + attn
         if m.state_bytes_per_sequence:
             attn += f" + {m.state_bytes_per_sequence / 1e6:.1f} MB recurrent state per sequence"
-        shape = (f"{m.layers} layers · hidden {m.hidden or '?'} · {m.heads or '?'} heads / {m.kv_heads or '?'} KV "
-                 f"· head dim {m.resolved_head_dim or '?'} · {attn}")
+        shape = (
+            f"{m.layers} layers · hidden {m.hidden or '?'} · {m.heads or '?'} heads / {m.kv_heads or '?'} KV "
+            f"· head dim {m.resolved_head_dim or '?'} · {attn}"
+        )
     moe = f" · {m.experts_active} of {m.experts} experts" if m.experts else ""
-    embed = {True: " · tied embeddings", False: " · untied embeddings (the input table is not read whole)",
-             None: ""}[m.tied_embeddings]
+    embed = {True: " · tied embeddings", False: " · untied embeddings (the input table is not read whole)", None: ""}[
+        m.tied_embeddings
+    ]
     return f"<b>{m.name}</b><br>{params_text(m)}{moe} · context {m.max_context:,}{embed}<br>{shape}"
 
 
@@ -55,14 +58,21 @@ class ModelPanel(QWidget):
     def __init__(self, store: Store, importer: Callable[[], None] | None = None, parent: QWidget | None = None):
         super().__init__(parent)
         self.store = store
-        self.list = CatalogList("Search models: qwen3, 70b, gemma…", ["Model", "Params", "Context"],
-                                group=lambda e: e.family, row=model_row, tooltip=model_tooltip)
+        self.list = CatalogList(
+            "Search models: qwen3, 70b, gemma…",
+            ["Model", "Params", "Context"],
+            group=lambda e: e.family,
+            row=model_row,
+            tooltip=model_tooltip,
+        )
         self.list.set_entries(sorted(store.catalog.models.values(), key=lambda e: (e.family, e.total_params_b)))
         self.details = QLabel()
         self.details.setWordWrap(True)
         self.import_button = QPushButton("Import GGUF or config.json…")
-        self.import_button.setToolTip("Read a model's shape from a local GGUF header or Hugging Face config.json "
-                                      "(nothing is downloaded, no code runs)")
+        self.import_button.setToolTip(
+            "Read a model's shape from a local GGUF header or Hugging Face config.json "
+            "(nothing is downloaded, no code runs)"
+        )
         self.import_button.setEnabled(importer is not None)
         if importer is not None:
             self.import_button.clicked.connect(importer)

@@ -20,8 +20,7 @@ from advisor.core.quant import KV_BYTES_PER_ELEMENT, KVPrecision
 from advisor.ui.fields import read_value, show_value, spin_for
 from advisor.ui.store import Snapshot, Store
 
-FORMATS = {"GGUF (llama.cpp)": {"gguf"}, "GPU formats (vLLM, ExLlama)": {"gpu", "exl"},
-           "All": {"gguf", "gpu", "exl"}}
+FORMATS = {"GGUF (llama.cpp)": {"gguf"}, "GPU formats (vLLM, ExLlama)": {"gpu", "exl"}, "All": {"gguf", "gpu", "exl"}}
 ID_ROLE = Qt.ItemDataRole.UserRole
 
 
@@ -52,8 +51,10 @@ class QuantPanel(QWidget):
         self.table.verticalHeader().hide()
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
-        self.table.setToolTip("Bits per weight as real files store them (block scales and higher-precision "
-                              "tensors included). Quality: KL divergence or perplexity increase against 16 bits.")
+        self.table.setToolTip(
+            "Bits per weight as real files store them (block scales and higher-precision "
+            "tensors included). Quality: KL divergence or perplexity increase against 16 bits."
+        )
         self.bits = spin_for(type(store.session.scenario.quant), "bits_per_weight", decimals=2)
         self.kv = QComboBox()
         for p in KVPrecision:
@@ -70,8 +71,9 @@ class QuantPanel(QWidget):
         self.formats.currentIndexChanged.connect(lambda _i: self._fill())
         self.table.itemSelectionChanged.connect(self._picked)
         self.bits.valueChanged.connect(self._bits_edited)
-        self.kv.currentIndexChanged.connect(lambda _i: store.update("workload", "Change KV cache",
-                                                                    kv_cache=self.kv.currentData()))
+        self.kv.currentIndexChanged.connect(
+            lambda _i: store.update("workload", "Change KV cache", kv_cache=self.kv.currentData())
+        )
         self._shown: tuple[object, ...] = ()
         store.changed.connect(self.show_snapshot)
         self._fill()
@@ -79,8 +81,9 @@ class QuantPanel(QWidget):
 
     def _fill(self) -> None:
         formats = FORMATS[self.formats.currentText()]
-        entries = sorted((e for e in self.store.catalog.quants.values() if e.format in formats),
-                         key=lambda e: -e.bits_per_weight)
+        entries = sorted(
+            (e for e in self.store.catalog.quants.values() if e.format in formats), key=lambda e: -e.bits_per_weight
+        )
         with QSignalBlocker(self.table):
             self.table.setRowCount(len(entries))
             for r, e in enumerate(entries):
@@ -93,8 +96,10 @@ class QuantPanel(QWidget):
                     item.setData(ID_ROLE, e.id)
                     tip = f"{e.name}: {e.notes}\nSource: {e.source}" if e.notes else f"Source: {e.source}"
                     if e.dense_bits_per_weight is not None:
-                        tip = (f"{e.bits_per_weight:g} bits per weight; in mixture-of-experts models the tensors "
-                               f"outside the experts are stored at {e.dense_bits_per_weight:g} bits\n" + tip)
+                        tip = (
+                            f"{e.bits_per_weight:g} bits per weight; in mixture-of-experts models the tensors "
+                            f"outside the experts are stored at {e.dense_bits_per_weight:g} bits\n" + tip
+                        )
                     item.setToolTip(tip)
                     if c == 1:
                         item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)

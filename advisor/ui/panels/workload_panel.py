@@ -27,8 +27,12 @@ from advisor.ui.store import Snapshot, Store
 MIN_CONTEXT = 512
 SLIDER_STEPS = 1000  # slider positions between 512 and the model's maximum, on a log scale
 
-OFFLOAD_LABELS = {"layers": "whole layers to host RAM (-ngl)", "experts": "MoE experts to host RAM first",
-                  "kv": "KV cache in host RAM (-nkvo)", "auto": "auto: the fastest that fits"}
+OFFLOAD_LABELS = {
+    "layers": "whole layers to host RAM (-ngl)",
+    "experts": "MoE experts to host RAM first",
+    "kv": "KV cache in host RAM (-nkvo)",
+    "auto": "auto: the fastest that fits",
+}
 
 
 def slider_to_context(pos: int, max_context: int) -> int:
@@ -124,13 +128,17 @@ class WorkloadPanel(QWidget):
         for name, box in self.spins.items():
             box.valueChanged.connect(lambda _v, n=name: self._edited(n))
         self.engine.currentIndexChanged.connect(
-            lambda _i: store.update("workload", "Change engine", engine=self.engine.currentData()))
+            lambda _i: store.update("workload", "Change engine", engine=self.engine.currentData())
+        )
         self.backend.currentIndexChanged.connect(
-            lambda _i: store.update("workload", "Change backend", backend=self.backend.currentData()))
+            lambda _i: store.update("workload", "Change backend", backend=self.backend.currentData())
+        )
         self.flash.toggled.connect(
-            lambda on: store.update("workload", "Turn flash attention " + ("on" if on else "off"), flash_attention=on))
+            lambda on: store.update("workload", "Turn flash attention " + ("on" if on else "off"), flash_attention=on)
+        )
         self.offload.currentIndexChanged.connect(
-            lambda _i: store.update("workload", "Change offload", offload=self.offload.currentData()))
+            lambda _i: store.update("workload", "Change offload", offload=self.offload.currentData())
+        )
         self.spec_on.toggled.connect(lambda on: store.update_speculative(enabled=on))
         for name, box in self.spec.items():
             box.valueChanged.connect(lambda _v, n=name: store.update_speculative(**{n: read_value(self.spec[n])}))
@@ -154,8 +162,9 @@ class WorkloadPanel(QWidget):
         (self.store.continue_update if continues else self.store.update)("workload", "Drag context", context=ctx)
 
     def _edited(self, name: str) -> None:
-        self.store.update("workload", f"Edit {Workload.model_fields[name].title}",
-                          **{name: read_value(self.spins[name])})
+        self.store.update(
+            "workload", f"Edit {Workload.model_fields[name].title}", **{name: read_value(self.spins[name])}
+        )
 
     def show_snapshot(self, snap: Snapshot) -> None:
         s = snap.session.scenario
@@ -179,12 +188,17 @@ class WorkloadPanel(QWidget):
         with QSignalBlocker(self.flash):
             self.flash.setChecked(w.flash_attention)
         auto = f"auto ({d.decode:.2f})"
-        factors = [("the " + key + " architecture's" if key else "this machine's own")
-                   + f" factor {t.decode:.3f} from {t.rows} published decode runs" for key, t in hardware_factors(s)]
+        factors = [
+            ("the " + key + " architecture's" if key else "this machine's own")
+            + f" factor {t.decode:.3f} from {t.rows} published decode runs"
+            for key, t in hardware_factors(s)
+        ]
         own_text = f", with {' and '.join(factors)}" if factors else ""
-        tip = (f"{Workload.model_fields['efficiency'].description}. Now: fitted η {d.decode:.2f} for this class, "
-               f"engine and backend{own_text}; realistic band {d.low / d.decode - 1:+.0%} to "
-               f"{d.high / d.decode - 1:+.0%} of the line.")
+        tip = (
+            f"{Workload.model_fields['efficiency'].description}. Now: fitted η {d.decode:.2f} for this class, "
+            f"engine and backend{own_text}; realistic band {d.low / d.decode - 1:+.0%} to "
+            f"{d.high / d.decode - 1:+.0%} of the line."
+        )
         box = self.spins["efficiency"]
         if box.specialValueText() != auto or box.toolTip() != tip:
             box.setSpecialValueText(auto)

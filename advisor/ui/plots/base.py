@@ -17,12 +17,13 @@ import pyqtgraph as pg
 from numpy.typing import NDArray
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QColor, QFont, QPen
-from PySide6.QtWidgets import QGraphicsItem, QWidget
+from PySide6.QtWidgets import QGraphicsItem
 
 from advisor.core.curves import Curve
-from advisor.core.feel import FEELS, Feel
+from advisor.core.feel import FEELS
 from advisor.ui import theme
 from advisor.ui.plots.axes import LogAxis
+from advisor.ui.plots.geometry import band_outline, cache_pixmaps, finite_or_nan, log10
 from advisor.ui.plots.labels import Label, Labels, readout_item
 from advisor.ui.plots.log_curve import LogCurve
 from advisor.ui.plots.points import Points
@@ -38,25 +39,6 @@ Y_MIN, Y_MAX = 0.5, 5000.0
 HOLD_DECADES = 2.0
 STREAM_GAP_S = 0.5
 HOVER_REACH_PX = 10.0  # the mouse this close to a published point names it in the readout
-
-
-def log10(x: float) -> float:
-    return math.log10(max(x, 1e-12))
-
-
-def cache_pixmaps(*items: QGraphicsItem) -> None:
-    """Repaint these items from a pixmap of their last drawing until they change. Worth it for items
-    that Qt repaints on most edits only because something near them changed (a slider drag)."""
-    for item in items:
-        item.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
-
-
-def finite_or_nan(values: NDArray[np.float64], mask: NDArray[np.bool_] | None = None) -> NDArray[np.float64]:
-    """Zeros (does not run) become gaps on a log axis."""
-    out = np.where(values > 0, values, np.nan)
-    if mask is not None:
-        out = np.where(mask, out, np.nan)
-    return out
 
 
 class TokPlot(pg.PlotItem):
@@ -101,8 +83,9 @@ class TokPlot(pg.PlotItem):
         self.labels = Labels(theme.SMALL_PT)
         self.labels.setZValue(50)
         self.addItem(self.labels, ignoreBounds=True)
-        self.threshold = pg.InfiniteLine(angle=0, movable=False,
-                                         pen=pg.mkPen(theme.THRESHOLD, width=2, style=Qt.PenStyle.DashLine))
+        self.threshold = pg.InfiniteLine(
+            angle=0, movable=False, pen=pg.mkPen(theme.THRESHOLD, width=2, style=Qt.PenStyle.DashLine)
+        )
         self.addItem(self.threshold, ignoreBounds=True)
 
         # The offload cliff and, past it, where nothing runs: spans of log10(x).
@@ -166,8 +149,15 @@ class TokPlot(pg.PlotItem):
             self._title = html
             self.setTitle(html)
 
-    def render_common(self, c: Curve, threshold: float, thresholds: tuple[float, ...], title: str,
-                      y_top: float | None = None, hold: bool = True) -> None:
+    def render_common(
+        self,
+        c: Curve,
+        threshold: float,
+        thresholds: tuple[float, ...],
+        title: str,
+        y_top: float | None = None,
+        hold: bool = True,
+    ) -> None:
         """Draw what every axis shares. On screen the title stays short (a long one would force the
         plot wider than its pane); slide exports add the scenario. `hold` keeps the y range's top
         where it is while it still fits the data (see HOLD_DECADES)."""
@@ -177,15 +167,19 @@ class TokPlot(pg.PlotItem):
         self._rendered_at = now
         fields = ("x", "decode", "ceiling", "low", "high")
         same_curves = self.curve_data is not None and all(
-            np.array_equal(getattr(self.curve_data, f), getattr(c, f)) for f in fields)
+            np.array_equal(getattr(self.curve_data, f), getattr(c, f)) for f in fields
+        )
         self.curve_data = c
         self.set_title(title)
         runs = c.runs
         if not same_curves:  # dragging the context moves only the marker on its own plot: repaint just that
             self.line.set_xy(c.x, finite_or_nan(c.decode, runs))
             self.ceiling.set_xy(c.x, finite_or_nan(c.ceiling, runs))
-            self.band.set_outline(*band_outline(c.x, np.where(runs & (c.low > 0), c.low, Y_MIN),
-                                                np.where(runs & (c.high > 0), c.high, Y_MIN)))
+            self.band.set_outline(
+                *band_outline(
+                    c.x, np.where(runs & (c.low > 0), c.low, Y_MIN), np.where(runs & (c.high > 0), c.high, Y_MIN)
+                )
+            )
 
         x0, x1 = log10(float(c.x[0])), log10(float(c.x[-1]))
         if y_top is None:
@@ -205,8 +199,11 @@ class TokPlot(pg.PlotItem):
 
         edges = [y_lo - 5, *(log10(t) for t in thresholds), y_hi + 5]
         self.band_spans.set_spans([(edges[k], edges[k + 1], theme.FEEL_BRUSH[f], None) for k, f in enumerate(FEELS)])
-        labels = [Label(x1, min(edges[k + 1], y_hi), f.value, theme.FEEL_TEXT, (1.05, 0.0), optional=True)
-                  for k, f in enumerate(FEELS) if edges[k] < y_hi and min(edges[k + 1], y_hi) > y_lo]
+        labels = [
+            Label(x1, min(edges[k + 1], y_hi), f.value, theme.FEEL_TEXT, (1.05, 0.0), optional=True)
+            for k, f in enumerate(FEELS)
+            if edges[k] < y_hi and min(edges[k + 1], y_hi) > y_lo
+        ]
         self.threshold.setValue(log10(threshold))
 
         end = log10(float(c.x[-1])) + 1.0  # past the right edge of the view
@@ -219,8 +216,9 @@ class TokPlot(pg.PlotItem):
         self.cliff.set_spans(spans)
         # Each zone's name stays inside its zone (left out where the zone is too narrow for it).
         for start, stop, text, color, bold, dy in (
-                (c.cliff_x, c.no_run_x, "offload cliff →", theme.CLIFF, True, 0.0),
-                (c.no_run_x, None, "does not run", theme.AXIS, False, 0.4)):
+            (c.cliff_x, c.no_run_x, "offload cliff →", theme.CLIFF, True, 0.0),
+            (c.no_run_x, None, "does not run", theme.AXIS, False, 0.4),
+        ):
             if start is not None:
                 zone = (log10(start), log10(stop) if stop else end)
                 labels.append(Label(zone[0], y_hi - dy, f" {text} ", color, (0.0, 0.0), bold, zone=zone))
@@ -244,15 +242,23 @@ class TokPlot(pg.PlotItem):
     def show_published(self, points: PointSet, x_min: float = 0.0) -> None:
         """Draw the published measurements that match the scenario; `x_min` pulls points left of the axis
         onto its edge (a tg128 from an empty cache on a context axis that starts at 512)."""
-        if self._published_shown is not None and self._published_shown[0] is points \
-                and self._published_shown[1] == x_min:
+        if (
+            self._published_shown is not None
+            and self._published_shown[0] is points
+            and self._published_shown[1] == x_min
+        ):
             return  # the store hands back the same set until the machine, model or quant changes
         self._published_shown = (points, x_min)
         self.published_labels = points.labels
         self._show_points(self.published, "published runs", [max(x, x_min) for x in points.x], points.y)
 
-    def _show_points(self, item: Points, name: str, xs: Sequence[float] | NDArray[np.float64],
-                     ys: Sequence[float] | NDArray[np.float64]) -> None:
+    def _show_points(
+        self,
+        item: Points,
+        name: str,
+        xs: Sequence[float] | NDArray[np.float64],
+        ys: Sequence[float] | NDArray[np.float64],
+    ) -> None:
         x = np.asarray(xs, dtype=float)
         y = np.asarray(ys, dtype=float)
         ok = (x > 0) & (y > 0)
@@ -321,8 +327,11 @@ class TokPlot(pg.PlotItem):
         out = super().itemChange(change, value)
         if change == QGraphicsItem.GraphicsItemChange.ItemSceneHasChanged:
             scene = self.scene()
-            self._proxy = (pg.SignalProxy(scene.sigMouseMoved, rateLimit=30, slot=self._on_mouse)
-                           if scene is not None and hasattr(scene, "sigMouseMoved") else None)
+            self._proxy = (
+                pg.SignalProxy(scene.sigMouseMoved, rateLimit=30, slot=self._on_mouse)
+                if scene is not None and hasattr(scene, "sigMouseMoved")
+                else None
+            )
         return out
 
     def readout_text(self, i: int) -> str:
@@ -331,8 +340,10 @@ class TokPlot(pg.PlotItem):
         if not c.runs[i]:
             return f"{self.format_x(float(c.x[i]))}\ndoes not run"
         place = "fits fast memory" if c.fits[i] else "spills to host memory"
-        return (f"{self.format_x(float(c.x[i]))}\n{c.decode[i]:.1f} tok/s realistic ({c.low[i]:.1f}–{c.high[i]:.1f})"
-                f"\n{c.ceiling[i]:.1f} tok/s ceiling\n{c.total_gb[i]:.1f} GB, {place}")
+        return (
+            f"{self.format_x(float(c.x[i]))}\n{c.decode[i]:.1f} tok/s realistic ({c.low[i]:.1f}–{c.high[i]:.1f})"
+            f"\n{c.ceiling[i]:.1f} tok/s ceiling\n{c.total_gb[i]:.1f} GB, {place}"
+        )
 
     def format_x(self, x: float) -> str:
         return f"{x:,.0f}"
@@ -377,23 +388,3 @@ class TokPlot(pg.PlotItem):
         self.readout.setAnchor((1, 0) if x_log > (x0 + x1) / 2 else (0, 0))
         self.readout.setPos(x_log, y1 - 0.02 * (y1 - y0))
         self.readout.show()
-
-
-def band_outline(x: NDArray[np.float64], low: NDArray[np.float64],
-                 high: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Closed outline between two curves, in the plot's log10 view coordinates."""
-    lx = np.log10(x)
-    return np.concatenate([lx, lx[::-1]]), np.concatenate([np.log10(high), np.log10(low)[::-1]])
-
-
-def feel_color(feel: Feel) -> QColor:
-    return theme.FEEL_COLOR[feel]
-
-
-class PlotView(pg.GraphicsView):
-    """One plot in a widget of its own (slide exports, the command line's plot)."""
-
-    def __init__(self, plot: TokPlot, parent: QWidget | None = None) -> None:
-        super().__init__(parent=parent, background=theme.BACKGROUND)
-        self.plot = plot
-        self.setCentralItem(plot)

@@ -7,7 +7,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
 from advisor.ui import theme
-from advisor.ui.plots.base import TokPlot, cache_pixmaps, finite_or_nan, log10
+from advisor.ui.plots.base import TokPlot
+from advisor.ui.plots.geometry import cache_pixmaps, finite_or_nan, log10
 from advisor.ui.plots.labels import Label, Labels
 from advisor.ui.plots.log_curve import LogCurve
 from advisor.ui.store import Snapshot
@@ -23,8 +24,9 @@ class BatchPlot(TokPlot):
         self.aggregate = LogCurve(pg.mkPen(theme.AGGREGATE, width=3))
         self.addItem(self.aggregate, ignoreBounds=True)
         self.legend.addItem(self.aggregate, "aggregate")
-        self.crossover = pg.InfiniteLine(angle=90, movable=False,
-                                         pen=pg.mkPen(theme.AGGREGATE, width=2, style=Qt.PenStyle.DotLine))
+        self.crossover = pg.InfiniteLine(
+            angle=90, movable=False, pen=pg.mkPen(theme.AGGREGATE, width=2, style=Qt.PenStyle.DotLine)
+        )
         self.crossover_label = Labels(theme.SMALL_PT)
         self.addItem(self.crossover, ignoreBounds=True)
         self.addItem(self.crossover_label, ignoreBounds=True)
@@ -40,8 +42,18 @@ class BatchPlot(TokPlot):
         cross = snap.result.crossover_batch
         if cross is not None and c.x[0] <= cross <= c.x[-1]:
             self.crossover.setValue(log10(cross))
-            self.crossover_label.set_labels([Label(log10(cross), log10(0.6), f" compute-bound past ~{cross:,.0f} →",
-                                                   theme.AGGREGATE, (0.0, 1.0), True)])
+            self.crossover_label.set_labels(
+                [
+                    Label(
+                        log10(cross),
+                        log10(0.6),
+                        f" compute-bound past ~{cross:,.0f} →",
+                        theme.AGGREGATE,
+                        (0.0, 1.0),
+                        True,
+                    )
+                ]
+            )
             self.crossover.show()
         else:
             self.crossover.hide()

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from advisor.measure.entry import measured_xy
-from advisor.ui.plots.base import TokPlot, cache_pixmaps
+from advisor.ui.plots.base import TokPlot
+from advisor.ui.plots.geometry import cache_pixmaps
 from advisor.ui.store import Snapshot
 
 
@@ -20,8 +21,7 @@ class ContextPlot(TokPlot):
 
     def show_snapshot(self, snap: Snapshot) -> None:
         w = snap.session.scenario.workload
-        self.render_common(snap.curves["context"], w.interactive_tok_s, w.feel_thresholds,
-                           self.base_title)
+        self.render_common(snap.curves["context"], w.interactive_tok_s, w.feel_thresholds, self.base_title)
         self.show_measured(*self.measured_points(snap))
         self.show_published(snap.published["context"], x_min=float(snap.curves["context"].x[0]))
 

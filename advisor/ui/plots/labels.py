@@ -18,8 +18,9 @@ from advisor.ui.plots.spans import ViewOverlay
 def readout_item() -> pg.TextItem:
     """The hover readout's box (hidden until the mouse is over the data): exact values, which need
     a multi-line text item rather than a Label."""
-    item = pg.TextItem("", color=theme.AXIS, anchor=(0, 0), fill=pg.mkBrush(255, 255, 255, 230),
-                       border=pg.mkPen(theme.GRID))
+    item = pg.TextItem(
+        "", color=theme.AXIS, anchor=(0, 0), fill=pg.mkBrush(255, 255, 255, 230), border=pg.mkPen(theme.GRID)
+    )
     item.setFont(QFont(theme.FONT, theme.SMALL_PT))
     item.setZValue(100)
     item.hide()
@@ -120,8 +121,16 @@ class Labels(ViewOverlay):
         """The labels that are drawn and where: optional ones give way to the others and to the
         labels of other items in the same view (`avoid`)."""
         t = to_device
-        key = (t.m11(), t.m12(), t.m21(), t.m22(), t.dx(), t.dy(), self.version,
-               *(other.version for other in self.avoid))
+        key = (
+            t.m11(),
+            t.m12(),
+            t.m21(),
+            t.m22(),
+            t.dx(),
+            t.dy(),
+            self.version,
+            *(other.version for other in self.avoid),
+        )
         if self._placed is not None and self._placed[0] == key:
             return self._placed[1]
         taken = [box for other in self.avoid for _, box in other.rects(to_device)]

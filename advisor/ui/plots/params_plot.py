@@ -5,7 +5,8 @@ from __future__ import annotations
 import pyqtgraph as pg
 
 from advisor.ui import theme
-from advisor.ui.plots.base import TokPlot, cache_pixmaps, log10
+from advisor.ui.plots.base import TokPlot
+from advisor.ui.plots.geometry import cache_pixmaps, log10
 from advisor.ui.plots.labels import Label, Labels
 from advisor.ui.plots.points import Points
 from advisor.ui.store import Extras, Snapshot
@@ -36,8 +37,7 @@ class ParamsPlot(TokPlot):
 
     def show_snapshot(self, snap: Snapshot) -> None:
         w = snap.session.scenario.workload
-        self.render_common(snap.curves["params"], w.interactive_tok_s, w.feel_thresholds,
-                           self.base_title)
+        self.render_common(snap.curves["params"], w.interactive_tok_s, w.feel_thresholds, self.base_title)
         self.show_published(snap.published["params"])
 
     def show_extras(self, extras: Extras) -> None:
@@ -56,14 +56,24 @@ class ParamsPlot(TokPlot):
         order = sorted(range(len(keys)), key=lambda i: (keys[i] != chosen, -xs[i]))
         for i in order:
             lx, ly = log10(float(xs[i])), log10(float(ys[i]))
-            if len(labels) >= MAX_LABELS or any(abs(lx - a) < LABEL_GAP_X and abs(ly - b) < LABEL_GAP_Y
-                                                for a, b in kept):
+            if len(labels) >= MAX_LABELS or any(
+                abs(lx - a) < LABEL_GAP_X and abs(ly - b) < LABEL_GAP_Y for a, b in kept
+            ):
                 continue
             kept.append((lx, ly))
             mine = keys[i] == chosen
             # Other models' names give way where, at this plot's size, they would overlap one already drawn.
-            labels.append(Label(lx, ly, f" {self.names[i]}", theme.AXIS if mine else theme.FEEL_TEXT,
-                                (0.0, 1.0), mine, optional=not mine))
+            labels.append(
+                Label(
+                    lx,
+                    ly,
+                    f" {self.names[i]}",
+                    theme.AXIS if mine else theme.FEEL_TEXT,
+                    (0.0, 1.0),
+                    mine,
+                    optional=not mine,
+                )
+            )
         self.point_labels.set_labels(labels)
         self.labels.update()  # the band names may now give way
 

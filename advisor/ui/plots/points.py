@@ -21,8 +21,13 @@ class Points(pg.GraphicsObject):
     def __init__(self, brush: QBrush, pen: QPen, size: float, square: bool = False) -> None:
         super().__init__()
         self.brush, self.pen, self.size, self.square = brush, pen, size, square
-        self.opts = {"pen": pen, "brush": brush, "symbol": "s" if square else "d", "size": size,
-                     "antialias": True}  # legend sample
+        self.opts = {
+            "pen": pen,
+            "brush": brush,
+            "symbol": "s" if square else "d",
+            "size": size,
+            "antialias": True,
+        }  # legend sample
         self.data_xy: tuple[NDArray[np.float64], NDArray[np.float64]] = (np.zeros(0), np.zeros(0))
         self._xy = np.zeros((0, 2))
         self._half: tuple[float, float] | None = None  # half a symbol in view units, per view change
@@ -85,8 +90,17 @@ class Points(pg.GraphicsObject):
                 if self.square:
                     path.addRect(QRectF(cx - r, cy - r, 2 * r, 2 * r))
                 else:
-                    path.addPolygon(QPolygonF([QPointF(cx, cy - r), QPointF(cx + r, cy), QPointF(cx, cy + r),
-                                               QPointF(cx - r, cy), QPointF(cx, cy - r)]))
+                    path.addPolygon(
+                        QPolygonF(
+                            [
+                                QPointF(cx, cy - r),
+                                QPointF(cx + r, cy),
+                                QPointF(cx, cy + r),
+                                QPointF(cx - r, cy),
+                                QPointF(cx, cy - r),
+                            ]
+                        )
+                    )
             self._path = (key, path)
         p.save()
         p.resetTransform()

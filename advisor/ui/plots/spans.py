@@ -58,8 +58,11 @@ class Spans(ViewOverlay):
             p.fillRect(rect.intersected(view), brush)
             if edge is not None:
                 p.setPen(edge)
-                p.drawLine(QLineF(lo, view.top(), lo, view.bottom()) if not self.horizontal
-                           else QLineF(view.left(), lo, view.right(), lo))
+                p.drawLine(
+                    QLineF(lo, view.top(), lo, view.bottom())
+                    if not self.horizontal
+                    else QLineF(view.left(), lo, view.right(), lo)
+                )
 
 
 class Grid(ViewOverlay):
@@ -77,10 +80,16 @@ class Grid(ViewOverlay):
     def _lines_for(self, view: QRectF) -> list[QLineF]:
         if self._lines is None or self._lines[0] != view:  # ticks move only when the range does
             x_axis, y_axis = self.axes
-            lines = [QLineF(x, view.top(), x, view.bottom())
-                     for _, xs in x_axis.tickValues(view.left(), view.right(), view.width()) for x in xs]
-            lines += [QLineF(view.left(), y, view.right(), y)
-                      for _, ys in y_axis.tickValues(view.top(), view.bottom(), view.height()) for y in ys]
+            lines = [
+                QLineF(x, view.top(), x, view.bottom())
+                for _, xs in x_axis.tickValues(view.left(), view.right(), view.width())
+                for x in xs
+            ]
+            lines += [
+                QLineF(view.left(), y, view.right(), y)
+                for _, ys in y_axis.tickValues(view.top(), view.bottom(), view.height())
+                for y in ys
+            ]
             self._lines = (QRectF(view), lines)
         return self._lines[1]
 

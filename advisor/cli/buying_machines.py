@@ -10,12 +10,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from advisor.catalog.convert import to_model
-from advisor.catalog.hardware_search import find_hardware
 from advisor.catalog.loader import Catalog
 from advisor.cli.args import (
     FLAGS,
     dest,
     quant_pool,
+    resolve_hardware,
     scenario_from_args,
     validation_message,
 )
@@ -79,23 +79,7 @@ def base_scenario(args: argparse.Namespace, catalog: Catalog) -> Scenario:
 
 def parse_machine(spec: str, catalog: Catalog, used: bool = False) -> Machine:
     """'rtx-3090', '2x rtx-3090', '2×rtx-3090' or 'rtx-3090:2'."""
-    text = spec.strip()
-    count, key = 1, text
-    if find_hardware(catalog, text) is None:
-        m = _SET.match(text) or None
-        if m:
-            count, key = int(m.group(1)), m.group(2).strip()
-        else:
-            m = _SET_SUFFIX.match(text)
-            if m and find_hardware(catalog, m.group(1)) is not None:
-                count, key = int(m.group(2)), m.group(1)
-    entry = find_hardware(catalog, key)  # curated first, then the uncurated long tail (db-… ids)
-    if entry is None:
-        close = [k for k in catalog.hardware if key.lower() in k][:5]
-        hint = f"; did you mean {', '.join(close)}?" if close else "; see `catalog hardware --search TEXT --all`"
-        raise CliError(f"--hardware: unknown id '{key}'{hint}")
-    if not 1 <= count <= 64:
-        raise CliError(f"--hardware: {spec!r}: a set has 1 to 64 devices")
+    entry, count = resolve_hardware(catalog, spec)  # any spelling of an id or name, and sets, as everywhere
     try:
         return machine_from_entry(entry, count, used=used)
     except ValueError as err:

@@ -14,6 +14,7 @@ from advisor.measure.bench_rows import (
     BenchRow,
     TestKind,
     check_bounds,
+    check_count,
     flag_value,
     int_or_none,
 )
@@ -44,6 +45,7 @@ def parse_json_records(text: str) -> list[BenchRow]:
         else:
             where = f"line {line} (result {k + 1})" if line else f"result {k + 1}"
         rows.append(_record_row(item, where, line))
+        check_count(rows)
     return rows
 
 
@@ -85,6 +87,7 @@ def _parse_jsonl(text: str) -> list[BenchRow]:
         except JSONProblem as err:
             raise BenchError(f"line {n}: not a JSON object ({err}): {raw.strip()[:120]!r}") from None
         rows.append(_record_row(item, f"line {n}", n))
+        check_count(rows)
     return rows
 
 
@@ -97,6 +100,7 @@ def parse_csv(text: str) -> list[BenchRow]:
             if None in record or any(v is None for v in record.values()):
                 raise BenchError(f"line {n}: the number of fields does not match the header")
             rows.append(_record_row(record, f"line {n}", n))
+            check_count(rows)
     except csv.Error as err:  # a field over the csv module's limit, a NUL byte, an unclosed quote
         raise BenchError(f"line {reader.line_num}: not llama-bench CSV ({err})") from None
     if not rows:

@@ -122,3 +122,13 @@ def flag_value(value: Any) -> bool | None:
     if value is None or str(value).strip() == "":
         return None
     return str(value).strip().lower() in ("1", "true", "on", "auto", "enabled", "-1")
+
+
+def check_count(rows: list[BenchRow]) -> None:
+    """Stop reading once a paste holds more results than can be fitted and saved: a 4 MiB paste of tiny rows
+    must not be parsed whole to be refused."""
+    if len(rows) > MAX_ROWS:
+        raise BenchError(
+            f"more than {MAX_ROWS} results: at most {MAX_ROWS} can be fitted and saved at once "
+            "(paste one llama-bench run, or split the sweep)"
+        )

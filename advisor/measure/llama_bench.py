@@ -24,6 +24,7 @@ from advisor.measure.bench_rows import (
     BenchRow,
     TestKind,
     check_bounds,
+    check_count,
     finite_or_none,
     flag_value,
     int_or_none,
@@ -106,6 +107,7 @@ def _parse_markdown(text: str) -> list[BenchRow]:
                 f"line {n}: {len(cells)} cells, but the header on line {header_line} has {len(header)}: {line[:120]}"
             )
         rows.append(_markdown_row(dict(zip(header, cells, strict=True)), n))
+        check_count(rows)
     if not rows:
         if first_text is not None:
             n, line = first_text

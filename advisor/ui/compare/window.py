@@ -50,6 +50,7 @@ from advisor.ui.file_actions import SavesToFile
 from advisor.ui.text_strip import TextStrip
 
 # Figures that come from a catalog entry: if the main window's machine differs in one, it is "edited".
+TABLE_ROWS_SHOWN = 5  # machines the comparison table shows without scrolling, at any window size
 ENTRY_FIELDS = ("memory_gb", "bandwidth_gbps", "fp16_tflops", "gpu_memory_fraction", "host_link_gbps")
 WORKLOAD_SPINS = (("context", 0), ("prompt_tokens", 0), ("streams", 0), ("interactive_tok_s", 1))
 
@@ -167,8 +168,11 @@ class CompareWindow(SavesToFile, QMainWindow):
             plot_row.addWidget(self.plots[axis])
         self.table = QTableWidget()
         self.table.verticalHeader().hide()
-        self.table.setWordWrap(True)
+        # one text line a row (long cells elide; their tooltips say all), so a laptop screen shows five rows
+        self.table.setWordWrap(False)
         self.table.setAlternatingRowColors(True)
+        row_h = self.table.fontMetrics().height() + 10
+        self.table.verticalHeader().setDefaultSectionSize(row_h)
         note = QLabel(PRICE_NOTE + " Double-click a price on the left to use your own.")
         note.setStyleSheet("color: #6b6b6b")
         note.setWordWrap(True)
@@ -181,6 +185,7 @@ class CompareWindow(SavesToFile, QMainWindow):
         foot.addWidget(note, 1)
         foot.addWidget(self.costs)
         ll.addLayout(foot)
+        self.table.setMinimumHeight(row_h * (TABLE_ROWS_SHOWN + 2))  # the header and five machines
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(plot_row)
         split.addWidget(lower)
@@ -300,7 +305,6 @@ class CompareWindow(SavesToFile, QMainWindow):
             show_plot(plot, snap)
         self.legend.setText(legend_text(snap))
         fill_table(self.table, snap)
-        self.table.resizeRowsToContents()
         head = self.table.horizontalHeader()
         for c in range(self.table.columnCount() - 1):
             head.setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)

@@ -30,8 +30,6 @@ from advisor.core.scenario import Scenario, Workload
 
 # Raw hardware flags that make sense for every machine in a comparison (the host around the cards).
 SHARED_HARDWARE = {"host_memory_gb", "host_bandwidth_gbps", "host_link_gbps", "split"}
-_SET = re.compile(r"^\s*(\d+)\s*[x×*]\s*(\S.*)$", re.IGNORECASE)
-_SET_SUFFIX = re.compile(r"^(.+?)\s*[:*×]\s*(\d+)$")
 
 
 def preset_key(name: str) -> str:

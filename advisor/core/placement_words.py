@@ -32,10 +32,10 @@ def placement_of(s: Scenario, inp: Inputs, out: Outputs) -> Placement:
         auto=s.workload.offload == "auto",
         alternative=NAMES[alt] if alt >= 0 else None,
         alternative_decode_tok_s=alt_decode if alt >= 0 else None,
-        weights_device_gb=(weights - w_host) / GB,
-        weights_host_gb=(w_host - disk) / GB,
+        weights_device_gb=max(0.0, weights - w_host) / GB,  # differences of near-equal sums round below 0
+        weights_host_gb=max(0.0, w_host - disk) / GB,
         weights_disk_gb=disk / GB,
-        kv_device_gb=(first(out.kv_hold) - kv_host) / GB,
+        kv_device_gb=max(0.0, first(out.kv_hold) - kv_host) / GB,
         kv_host_gb=kv_host / GB,
         expert_layers_on_host=round(first(out.expert_host_share) * first(inp.layers))
         if first(inp.expert_bytes) > 0

@@ -92,3 +92,55 @@ def test_the_extremes_together_stay_finite() -> None:
     }
     r = check(fastest)
     assert r is not None and r.runs
+
+
+def test_a_model_wholly_in_host_memory_has_no_negative_device_share() -> None:
+    """A huge MoE on a 1 GB card: every weight goes to the host, and the device's share, a
+    difference of two near-equal sums, must come out as 0, not -1.6e-11 GB (a case hypothesis found)."""
+    spilled = {
+        "hardware": {
+            "memory_gb": 1.0,
+            "bandwidth_gbps": 1.0,
+            "fp16_tflops": 1.0,
+            "host_memory_gb": 0.0,
+            "host_bandwidth_gbps": 1.0,
+            "host_link_gbps": 1.0,
+            "host_threads": 1,
+            "host_gflops_per_thread": 1.0,
+            "disk_read_gbps": 1.0,
+            "split": "tensor",
+            "tp_scaling": 0.0,
+            "peer_link_gbps": 1.0,
+        },
+        "model": {
+            "total_params_b": 69128.0,
+            "active_params_b": 44744.0,
+            "layers": 1,
+            "hidden": 1,
+            "heads": 1,
+            "kv_heads": 1,
+            "max_context": 1,
+            "experts": 244,
+            "experts_active": 1,
+            "attention_layers": 0,
+            "kv_bytes_per_token_override": 0.0,
+        },
+        "quant": {"bits_per_weight": 13.141564476234372, "dense_bits_per_weight": 6.0},
+        "workload": {
+            "context": 0,
+            "prompt_tokens": 0,
+            "output_tokens": 0,
+            "interactive_tok_s": 1.0,
+            "efficiency": 1.0,
+            "flash_attention": False,
+            "offload": "layers",
+            "prefill_rate": 1.0,
+            "overhead_gb": 0.0,
+            "min_bits": 0.0,
+            "speculative": {"enabled": True, "draft_params_b": 0.5, "draft_length": 1, "acceptance": 0.0},
+        },
+    }
+    r = check(spilled)
+    assert r is not None and r.placement is not None
+    assert r.placement.weights_device_gb == 0.0
+    assert r.placement.weights_host_gb + r.placement.weights_disk_gb > 60_000

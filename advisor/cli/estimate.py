@@ -152,7 +152,7 @@ def placement_flags(s: Scenario, r: Result) -> str:
     w, p = s.workload, r.placement
     extra = ""
     if w.cpu_moe_layers is not None:
-        extra += f" -ncmoe {w.cpu_moe_layers}"
+        extra += f" --n-cpu-moe {w.cpu_moe_layers}"  # one spelling, given or derived
     elif p is not None and p.name == "experts" and p.expert_layers_on_host > 0:
         extra += " -ot exps=CPU" if p.expert_layers_on_host >= r.layers else f" --n-cpu-moe {p.expert_layers_on_host}"
     if p is not None and p.name == "kv":

@@ -138,7 +138,7 @@ def test_n_cpu_moe_moves_expert_bytes_to_host(capsys: pytest.CaptureFixture[str]
     assert on_gpu["fits"] and not half["fits"]
     assert 0 < half["offloaded_fraction"] < all_experts["offloaded_fraction"] < 1
     assert on_gpu["decode_tok_s"] > half["decode_tok_s"] > all_experts["decode_tok_s"]
-    assert "-ncmoe 24 " in half["llama_bench"] + " " and "-ngl 99" in half["llama_bench"]
+    assert "--n-cpu-moe 24 " in half["llama_bench"] + " " and "-ngl 99" in half["llama_bench"]
 
 
 def test_n_cpu_moe_places_exactly_the_expert_share() -> None:

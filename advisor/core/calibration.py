@@ -80,6 +80,7 @@ from functools import lru_cache
 
 from advisor.core.fitted import (
     FITTED_BACKENDS,
+    FITTED_CPU_ATTN_SHARE,
     FITTED_ERA_TOKEN,
     FITTED_EXPERT_SPREAD,
     FITTED_GENERATIONS,
@@ -227,6 +228,10 @@ class Calibration:
     notes: tuple[str, ...] = field(default_factory=tuple)
     backends: dict[Backend, BackendTerms] = field(default_factory=dict)  # absent: 1.0
     unfused_attn_eta: float = 0.0  # η_a: attention without flash attention (llama.cpp); 0: not modelled
+    # η_c: attention on CPU cores (a CPU-only machine, or a KV cache in host RAM) runs at this share of the
+    # rate the cores reach on the weight matmuls: its F16 dot products and softmax use the vector units
+    # far less well than the int8 and FP32 matmul kernels do (1.0: the same rate).
+    cpu_attn_share: float = 1.0
     # t₀ of a llama.cpp build of another era = era_token[era] × t₀ (t₀ is the current era's); absent: 1.0.
     # Only the validation uses it (it knows each measurement's build); the app predicts a current build.
     era_token: dict[BuildEra, float] = field(default_factory=dict)
@@ -318,6 +323,7 @@ CALIBRATION = Calibration(
     notes=FITTED_NOTES,
     backends=FITTED_BACKENDS,
     unfused_attn_eta=FITTED_UNFUSED_ATTN_ETA,
+    cpu_attn_share=FITTED_CPU_ATTN_SHARE,
     era_token=FITTED_ERA_TOKEN,
     moe_token=FITTED_MOE_TOKEN,
     machines=FITTED_MACHINES,

@@ -36,10 +36,14 @@ DEFAULT_HOST_GFLOPS_PER_THREAD = 30.0
 # A PCIe 4.0 NVMe SSD's sequential read (most read 3-7 GB/s): where llama.cpp's mmap reads weights
 # that do not fit in RAM from, each token.
 DEFAULT_DISK_READ_GBPS = 3.5
-# Tensor split over a link of L GB/s adds TP_MAX_GAIN × L / (L + TP_HALF_LINK_GBPS) per device: two cards
-# 1.6x one over PCIe 4.0 x16, as published vLLM runs on 2x RTX 4090 give (1.6-1.7x).
-TP_MAX_GAIN = 0.9
-TP_HALF_LINK_GBPS = 16.0
+# Tensor split: each device reads its share of every layer, and each layer ends in two all-reduces of the
+# activations (after attention and after the MLP). At one stream an all-reduce moves a few kB, so its time
+# is a synchronisation: published batch-1 runs on 2-4 PCIe cards (vLLM and llama.cpp, 1B-70B models) lose
+# 31-46 µs per all-reduce beyond the split bandwidth (benchmarks/data/pending/tensor-split.md), about
+# NCCL's small-message latency over PCIe. Over a dedicated device link (NVLink) it is shorter; 15 µs
+# there is an estimate (no batch-1 runs found).
+ALLREDUCE_PCIE_S = 40e-6
+ALLREDUCE_DEVICE_LINK_S = 15e-6
 # Layer split: each hand-off to the next device adds this share of one device's fixed per-token time
 # (published llama-bench runs of 1-8 RTX 3090/4090 on Llama 3 8B lose about 0.1-0.3 ms per device).
 LAYER_HOP_SHARE = 0.1
@@ -156,7 +160,8 @@ class Hardware(Frozen):
         le=1,
         title="Tensor-parallel scaling",
         description="Extra single-stream speed each added device gives under tensor "
-        "split (0.6 makes two cards 1.6x one); empty: from the device link",
+        "split (0.6 makes two cards 1.6x one); empty: from the physics, the "
+        "split bandwidth and each layer's two all-reduces over the device link",
     )
     peer_link_gbps: float | None = Field(
         None,
@@ -207,27 +212,28 @@ class Hardware(Frozen):
         return self.peer_link_gbps if self.peer_link_gbps is not None else self.host_link_gbps
 
     @property
-    def tp_gain(self) -> float:
-        """Extra single-stream speed per added device under tensor split. Each layer ends in an
-        all-reduce whose time falls as the link gets faster: the gain is TP_MAX_GAIN × link ÷ (link +
-        TP_HALF_LINK_GBPS), about 0.6 over PCIe 4.0 x16, 0.7 over NVLink bridges, and never the whole
-        card (the synchronisations stay)."""
-        if self.tp_scaling is not None:
-            return self.tp_scaling
-        link = self.device_link_gbps
-        return TP_MAX_GAIN * link / (link + TP_HALF_LINK_GBPS)
+    def tensor_parallel(self) -> bool:
+        """Tensor split over several devices, computed from its physics (no tp_scaling given)."""
+        return self.devices > 1 and self.split == "tensor" and self.tp_scaling is None
+
+    @property
+    def allreduce_latency_s(self) -> float:
+        """One all-reduce's synchronisation under tensor split: PCIe's, or a dedicated device link's."""
+        return ALLREDUCE_PCIE_S if self.peer_link_gbps is None else ALLREDUCE_DEVICE_LINK_S
 
     @property
     def speedup(self) -> float:
-        """What the fixed per-token times are divided by. Tensor split: the single-stream multiple over
-        one device, 1 + tp_gain per added device. Layer split: a token passes every device in turn and
-        each hand-off (a synchronisation and the activations' copy) adds LAYER_HOP_SHARE of one
-        device's fixed time, so this falls below 1 while the bandwidth term stays one device's."""
+        """What the fixed per-token times are divided by. Tensor split with a tp_scaling given: the
+        single-stream multiple over one device, 1 + tp_scaling per added device (computed from its
+        physics instead, each device keeps its fixed time and the all-reduces add theirs: 1). Layer
+        split: a token passes every device in turn and each hand-off (a synchronisation and the
+        activations' copy) adds LAYER_HOP_SHARE of one device's fixed time, so this falls below 1 while
+        the bandwidth term stays one device's."""
         if self.devices == 1:
             return 1.0
         if self.split == "layer":
             return 1.0 / (1.0 + (self.devices - 1) * LAYER_HOP_SHARE)
-        return 1.0 + (self.devices - 1) * self.tp_gain
+        return 1.0 if self.tp_scaling is None else 1.0 + (self.devices - 1) * self.tp_scaling
 
     @property
     def fast_bandwidth_gbps(self) -> float:
@@ -238,7 +244,7 @@ class Hardware(Frozen):
     def scaling_efficiency(self) -> float:
         """Realized share of the summed bandwidth under tensor split (1.0 for one device or layer split:
         there one device at a time reads its layers at its full bandwidth)."""
-        if self.split == "layer" or self.devices == 1:
+        if self.split == "layer" or self.devices == 1 or self.tp_scaling is None:
             return 1.0
         return self.speedup / self.devices
 

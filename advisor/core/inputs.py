@@ -217,6 +217,7 @@ def model_terms(model: ModelArch, kv_cache: KVPrecision) -> dict[str, float]:
         expert_share=share,
         active_params=model.active_b * BILLION,
         layers=float(layers),
+        hidden=float(model.hidden or 0),
         state_bytes=model.state_bytes_per_sequence or 0.0,
         unread_params=min(unread_embedding_params(model), dense),
         kv_full=kv.full_bytes_per_token,
@@ -233,6 +234,14 @@ def host_threads(scenario: Scenario) -> int:
     """The CPU threads host-resident work runs on: the workload's (-t), else the host's physical cores."""
     w = scenario.workload
     return w.threads if w.threads is not None else scenario.hardware.host_threads
+
+
+def core_share(scenario: Scenario) -> float:
+    """A CPU-only machine computes with the threads it is given: fewer than its physical cores reach
+    that share of its vector peak (more threads than cores add nothing). Other machines: 1."""
+    if scenario.hardware.kind is not HardwareClass.CPU:
+        return 1.0
+    return min(host_threads(scenario), scenario.hardware.host_threads) / scenario.hardware.host_threads
 
 
 def host_flops(scenario: Scenario) -> float:
@@ -261,7 +270,7 @@ def build_inputs(scenario: Scenario, calibration: Calibration | None = None, **o
         host_eta=cal.host_eta,
         fast_cap=max(hw.fast_capacity_gb - w.overhead_gb, 0.0) * GB,
         host_cap=hw.host_capacity_gb * GB,
-        flops=hw.compute_tflops * TFLOPS,
+        flops=hw.compute_tflops * TFLOPS * core_share(scenario),
         link_bw=hw.host_link_gbps * GB,
         context=float(w.context),
         hold_tokens=float(w.context + w.output_tokens),
@@ -284,6 +293,15 @@ def build_inputs(scenario: Scenario, calibration: Calibration | None = None, **o
     )
     fields.update(realistic_fields(scenario, cal))
     fields["unfused_attn_eta"] = unfused_attn_eta(scenario, cal)
+    fields["on_cores"] = 1.0 if hw.kind is HardwareClass.CPU else 0.0
+    if hw.tensor_parallel:
+        fields.update(
+            allreduces=2.0 * (with_typical_shape(scenario.model).layers or UNKNOWN_LAYERS),
+            allreduce_time=hw.allreduce_latency_s,
+            allreduce_share=2.0 * (hw.devices - 1) / hw.devices,
+            peer_bw=hw.device_link_gbps * GB,
+        )
+    fields["cpu_attn_share"] = cal.cpu_attn_share
     fields.update(
         weight_bytes(
             model_terms(scenario.model, w.kv_cache),

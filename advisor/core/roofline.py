@@ -86,6 +86,7 @@ class Outputs:
     # the compute side, the fixed cost and the step (s)
     t_compute: Arr
     t_token: Arr  # fixed per step
+    t_sync: Arr  # of which tensor split's all-reduces
     t_step: Arr  # max(t_memory, t_compute) + t_token
     compute_bound: NDArray[np.bool_]  # t_compute > t_memory
     # the ceiling (η = 1, no overheads)
@@ -152,7 +153,11 @@ def _prefill(
     t_link = batches * (
         link_bytes / _a(inp.link_bw) + np.where(disk_bw > 0, disk_bytes / np.where(disk_bw > 0, disk_bw, 1.0), 0.0)
     )
-    t_prefill = t_prefill + prompt * host_attn * attn / _a(inp.host_flops)
+    t_prefill = t_prefill + prompt * host_attn * attn / (_a(inp.host_flops) * _a(inp.cpu_attn_share))
+    # tensor split: each micro-batch's all-reduces, and every prompt token's activations through them
+    t_link = t_link + _a(inp.allreduces) * (
+        batches * _a(inp.allreduce_time) + prompt * 2.0 * _a(inp.hidden) * _a(inp.allreduce_share) / _a(inp.peer_bw)
+    )
     estimate = np.maximum(prompt, 1) / np.maximum(t_prefill + t_link, 1e-30)
     measured = _a(inp.prefill_rate)
     rate = np.where(np.isnan(measured), estimate, measured)
@@ -236,14 +241,15 @@ def _solve(inp: Inputs) -> Outputs:
     dense_bpw = np.where(np.isnan(dense_bpw), bpw, dense_bpw)
     attn_flops = attention_flops(inp, inp.context)
     # The host CPU computes what sits in host RAM: 2 FLOP per weight for each stream's token (its own k
-    # experts), and attention over the KV cache held there, per stream.
+    # experts), and attention over the KV cache held there, per stream, at the cores' attention share.
+    cpu_attn = _a(inp.cpu_attn_share)
     host_flops = streams * (
         2.0
         * (
             dense_host * dense_weights_read / dense_bpw
             + expert_host * _a(inp.expert_bytes) * _a(inp.expert_share) / bpw
         )
-        + kv_share * attn_flops
+        + kv_share * attn_flops / cpu_attn
     )
     t_host_compute = host_flops / _a(inp.host_flops)
     # Hand-offs with -nkvo: each layer on the device sends its attention to the host and takes the result
@@ -260,6 +266,10 @@ def _solve(inp: Inputs) -> Outputs:
     # An MoE model's step also runs router, top-k and expert-gather kernels: moe_token_factor × t₀.
     t_token_dense = _a(inp.token_time) * np.ones_like(t_weights)
     t_token = t_token_dense * np.where(_a(inp.expert_bytes) > 0, _a(inp.moe_token_factor), 1.0)
+    t_sync = _a(inp.allreduces) * (
+        _a(inp.allreduce_time) + streams * 2.0 * _a(inp.hidden) * _a(inp.allreduce_share) / _a(inp.peer_bw)
+    )
+    t_token = t_token + t_sync  # tensor split's all-reduces are part of the fixed time of a step
     per_token_flops = 2.0 * _a(inp.active_params) + attn_flops
     t_compute = streams * per_token_flops / (flops * _a(inp.compute_eta))
     t_compute_ceiling = streams * per_token_flops / flops
@@ -269,10 +279,14 @@ def _solve(inp: Inputs) -> Outputs:
     # Attention without flash attention: scores, softmax and the weighted sum run as separate kernels
     # per query head, at a small share of the peak, for the layers held in fast memory. With fused
     # attention (flash attention, MLX, vLLM, a given η) κ covers the KV reads and this is 0.
+    # On a CPU-only machine attention is work on the same cores as the matmuls, one after the other in
+    # each layer, fused or not: its FLOP at the cores' attention share of their compute rate.
     attn_eta = _a(inp.unfused_attn_eta)
-    t_attn = np.where(
+    t_attn_unfused = np.where(
         attn_eta > 0, (1 - kv_share) * streams * attn_flops / (flops * np.where(attn_eta > 0, attn_eta, 1.0)), 0.0
     )
+    t_attn_cores = streams * attn_flops / (flops * _a(inp.compute_eta) * cpu_attn)
+    t_attn = np.where(_a(inp.on_cores) > 0, t_attn_cores, t_attn_unfused)
     t_memory = t_weights + t_kv + t_host + t_dequant + t_streams + t_attn
 
     step = np.maximum(t_memory, t_compute) + t_token
@@ -345,6 +359,7 @@ def _solve(inp: Inputs) -> Outputs:
         t_memory=t_memory * one,
         t_compute=t_compute * one,
         t_token=t_token * one,
+        t_sync=t_sync * one,
         t_step=step * one,
         compute_bound=np.asarray(t_compute > t_memory) & (one > 0),
         t_mem_ceiling=t_mem_ceiling * one,

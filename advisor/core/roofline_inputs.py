@@ -82,6 +82,16 @@ class Inputs:
     # share of the FP16 peak realized by attention run as separate kernels (llama.cpp without flash
     # attention); 0: attention is fused and costs only its KV bytes (kv_factor)
     unfused_attn_eta: Num = 0.0
+    # 1.0: a CPU-only machine, whose attention runs on its cores at cpu_attn_share × the compute rate
+    on_cores: Num = 0.0
+    cpu_attn_share: Num = 1.0  # attention on CPU cores realizes this share of the cores' matmul rate
+    # tensor split: all-reduces per forward pass (two per layer), each a synchronisation of allreduce_time
+    # plus its activations: streams × 2 bytes × hidden × allreduce_share (a ring's 2(N−1)/N) over peer_bw
+    allreduces: Num = 0.0
+    allreduce_time: Num = 0.0
+    allreduce_share: Num = 0.0
+    hidden: Num = 0.0
+    peer_bw: Num = math.inf
     expert_spread: Num = 1.0  # γ: B streams route like B^γ independent tokens
     prefill_quant_eta: Num = 1.0  # multiplies compute_eta for quantized weights
     prefill_attn_factor: Num = 1.0  # attention FLOP in prefill cost this many times their count

@@ -91,7 +91,14 @@ def memory_terms_text(s: Scenario, inp: Inputs, out: Outputs, eta: float) -> lis
         )
     if (t_streams := first(out.t_streams)) > 0:
         parts.append(f"{s.workload.streams - 1} more streams × {ms(first(inp.stream_time))} = {ms(t_streams)}")
-    if (t_attn := first(out.t_attn)) > 0:
+    if (t_attn := first(out.t_attn)) > 0 and first(inp.on_cores) > 0:
+        rate = first(inp.compute_eta) * first(inp.cpu_attn_share)
+        gflop = t_attn * first(inp.flops) * rate / 1e9
+        parts.append(
+            f"attention on the cores {num(gflop)} GFLOP ÷ ({num(first(inp.flops) / 1e12)} TFLOPS × "
+            f"η {first(inp.compute_eta):.2f} × attention share {first(inp.cpu_attn_share):.2f}) = {ms(t_attn)}"
+        )
+    elif t_attn > 0:
         eta_a = first(inp.unfused_attn_eta)
         gflop = t_attn * first(inp.flops) * eta_a / 1e9
         parts.append(
@@ -145,6 +152,11 @@ def realistic_text(s: Scenario, inp: Inputs, out: Outputs, eta: float) -> str:
         moe = first(inp.moe_token_factor) if first(inp.expert_bytes) > 0 else 1.0
         if moe != 1.0:
             body += f" ({ms(token / moe)} × {moe:.3g} for a mixture of experts: router, top-k and gather kernels)"
+        if (sync := first(out.t_sync)) > 0:
+            body += (
+                f" (of which {int(first(inp.allreduces))} all-reduces of the tensor split × "
+                f"{first(inp.allreduce_time) * 1e6:.0f} µs and their activations = {ms(sync)})"
+            )
     step = first(out.t_step)
     total = f" = {ms(step)} per step" if (len(parts) > 1 or token > 0) else " per step"
     plain = first(out.decode_plain)

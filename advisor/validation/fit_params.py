@@ -135,6 +135,8 @@ def decode_params(train: Sequence[Case], base: Calibration, min_rows: int = MIN_
     unfused = [c for c in tg if runs_unfused(c)]
     if len(unfused) >= min_rows and len({c.scenario.workload.context for c in unfused}) >= 3:
         params.append(Param("unfused_attn_eta", "unfused_attn_eta", (), "positive", 0.02, 1e-3, 1.0))
+    if sum(attention_on_cores(c) for c in tg) >= 3:
+        params.append(Param("cpu_attn_share", "cpu_attn_share", (), "share", base.cpu_attn_share, 0.02, 1.0))
     params += backend_params([c for c in tg if group_of(c) in fitted], "decode")  # a flat group takes no factor
     params += era_params(tg)
     params += generation_params([c for c in tg if group_of(c) in fitted])
@@ -218,6 +220,13 @@ def era_params(rows: Sequence[Case]) -> list[Param]:
     ]
 
 
+def attention_on_cores(c: Case) -> bool:
+    """Attention over a real context on CPU cores: a CPU-only run at depth, or the KV cache in host RAM."""
+    w = c.scenario.workload
+    on_cpu = c.hw_class is HardwareClass.CPU and w.context > 0
+    return c.engine is Engine.LLAMA_CPP and (on_cpu or w.offload == "kv")
+
+
 def runs_unfused(c: Case) -> bool:
     """llama.cpp run without flash attention (its attention then runs as separate kernels)."""
     return c.engine is Engine.LLAMA_CPP and not c.scenario.workload.flash_attention
@@ -276,6 +285,7 @@ def apply_params(base: Calibration, params: Sequence[Param], x: NDArray[np.float
     backends = dict(base.backends)
     eras = dict(base.era_token)
     host_eta, spread, attn_eta = base.host_eta, base.expert_spread, base.unfused_attn_eta
+    cpu_attn = base.cpu_attn_share
     moe_token = base.moe_token
     machines = dict(base.machines)
     generations = dict(base.generations)
@@ -296,6 +306,9 @@ def apply_params(base: Calibration, params: Sequence[Param], x: NDArray[np.float
             continue
         if p.term == "unfused_attn_eta":
             attn_eta = v
+            continue
+        if p.term == "cpu_attn_share":
+            cpu_attn = v
             continue
         if p.term == "machine" and p.machine is not None:
             machines[p.machine] = MachineTerms(decode=v)
@@ -321,6 +334,7 @@ def apply_params(base: Calibration, params: Sequence[Param], x: NDArray[np.float
         expert_spread=spread,
         backends=backends,
         unfused_attn_eta=attn_eta,
+        cpu_attn_share=cpu_attn,
         era_token=eras,
         moe_token=moe_token,
         machines=machines,

@@ -63,7 +63,8 @@ def test_reasons_and_data_say_fits_spill_and_speed() -> None:
     assert len(b.meeting) <= 5 and len(b.short) <= 5
     x = b.meeting[0]
     assert fit_reason(x, b.threshold_tok_s).startswith("holds it")
-    spill = next(x for x in b.short if x.shortfall == "spills")
+    everything = rank_for_model(MACHINES, base("qwen3-30b-a3b"), 2500.0, top=len(MACHINES))
+    spill = next(x for x in everything.short if x.shortfall == "spills")  # 12 GB cards spill an 18 GB model
     assert f"{spill.offloaded_fraction:.0%} spills" in fit_reason(spill, b.threshold_tok_s)
     data = model_budget_data(b)
     row = data["meeting"][0]

@@ -252,10 +252,14 @@ def _solve(inp: Inputs) -> Outputs:
         + kv_share * attn_flops / cpu_attn
     )
     t_host_compute = host_flops / _a(inp.host_flops)
-    # Hand-offs with -nkvo: each layer on the device sends its attention to the host and takes the result
-    # back, two per layer per step. (Expert layers split the same way; their hand-offs are inside the host
-    # η, fitted on --n-cpu-moe runs, and whole host layers are one run left and re-entered.)
-    hops = np.where((_a(inp.kv_host) > 0) & (kv_host > 0), 2.0 * on_device, 0.0)
+    # Hand-offs: with -nkvo each layer on the device sends its attention to the host and takes the result
+    # back, two per layer per step; each device layer whose experts sit in host RAM (--n-cpu-moe) sends its
+    # hidden state to the host CPU and takes the experts' output back, two more. (Whole host layers are
+    # one run left and re-entered: inside the host η.)
+    expert_layers = np.where(
+        _a(inp.expert_bytes) > 0, np.ceil(np.maximum(expert_host - dense_host, 0.0) * _a(inp.layers) - 1e-9), 0.0
+    )
+    hops = np.where((_a(inp.kv_host) > 0) & (kv_host > 0), 2.0 * on_device, 0.0) + 2.0 * expert_layers
     t_hops = hops * _a(inp.hop_time)
     t_host = np.maximum(t_host_bytes, t_host_compute) + t_hops
     # each part counted at its own bytes per weight, unpacked only where it is quantized (below 16 bits)

@@ -6,7 +6,11 @@ The constants are a least-squares fit, in log space, over the dense models of th
 heads × head dim × layers ≈ 35,500 × P^0.647, with P in billions; most of them use 8 KV heads of 128
 dimensions. For Llama 3.1 8B this gives 38 layers and 28 heads (the real model: 32 and 32), 152 KiB of
 KV per token at 16 bits (the real one: 128 KiB); for a 70 B model 67 layers and 65 heads (Llama 3.1
-70B: 80 and 64; 268 against 320 KiB per token)."""
+70B: 80 and 64; 268 against 320 KiB per token).
+
+A mixture of experts is as deep and wide as a dense model of its active size, not its total: each
+token passes every layer but only its own experts (DeepSeek-V3, 37 B active: 61 layers, the fit 57;
+Kimi K2, 32 B active: 61 layers, the fit 55; by its 1,000 B total the fit would give 133)."""
 
 from __future__ import annotations
 
@@ -20,10 +24,11 @@ TYPICAL_KV_HEADS = 8
 
 def with_typical_shape(model: ModelArch) -> ModelArch:
     """The model as it is when its KV shape is known; otherwise the same model with the missing shape
-    fields filled in from its total parameter count (advisor.core.shape's fit; an estimate)."""
+    fields filled in from its parameter count, the active one for an MoE (advisor.core.shape's fit; an
+    estimate)."""
     if model.has_kv_shape:
         return model
-    p = model.total_params_b
+    p = model.active_b
     layers = model.layers or max(
         1, round(LAYERS_SCALE * p**LAYERS_EXPONENT), model.sliding_layers or 0, model.attention_layers or 0
     )

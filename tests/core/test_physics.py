@@ -289,3 +289,14 @@ def test_long_context_stops_at_the_bandwidth_ceiling(monkeypatch: pytest.MonkeyP
     assert "capped at the ceiling" not in next(st.text for st in short.steps if st.label == "Decode realistic")
     c = curve(s, "context", n=50)
     assert np.all(c.decode <= c.ceiling * (1 + 1e-9)) and np.all(c.high <= c.ceiling * (1 + 1e-9))
+
+
+def test_a_shapeless_moe_is_as_deep_as_a_dense_model_of_its_active_size() -> None:
+    """Kimi K2 (1,000 B total, 32 B active) and DeepSeek-V3 (671 B, 37 B) have 61 layers; a shape from the
+    total would give well over 100, and twice as many GPU-host hand-offs when their experts are offloaded."""
+    from advisor.core.shape import with_typical_shape
+
+    for total, active in ((1000.0, 32.0), (671.0, 37.0)):
+        moe = with_typical_shape(ModelArch(total_params_b=total, active_params_b=active, experts=256, experts_active=8))
+        dense = with_typical_shape(ModelArch(total_params_b=active))
+        assert moe.layers == dense.layers and 45 <= (moe.layers or 0) <= 80

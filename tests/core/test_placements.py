@@ -190,8 +190,14 @@ def test_kv_on_the_host_costs_hand_offs_even_with_a_tiny_cache() -> None:
     assert nkvo.decode_tok_s < on_gpu.decode_tok_s  # type: ignore[operator]
     out = solve(build_inputs(gpu.model_copy(update={"workload": nkvo_workload(gpu)})))
     assert float(np.ravel(out.host_hops)[0]) == 2 * small.layers  # type: ignore[operator]
-    # weights alone on the host pay no hand-off term of their own
-    assert float(np.ravel(solve(build_inputs(_qwen("experts"))).host_hops)[0]) == 0
+    # experts in host RAM: each layer whose experts are there hands its hidden state over and back
+    experts = _qwen("experts")
+    placed = _run(experts).placement
+    assert placed is not None and placed.expert_layers_on_host > 0
+    hops = float(np.ravel(solve(build_inputs(experts)).host_hops)[0])
+    assert hops == 2 * placed.expert_layers_on_host
+    # whole layers on the host are one run left and re-entered: no hand-off term of their own
+    assert float(np.ravel(solve(build_inputs(_qwen("layers"))).host_hops)[0]) == 0
 
 
 def nkvo_workload(s: Scenario) -> Workload:

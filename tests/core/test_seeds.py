@@ -114,8 +114,8 @@ def test_moe_offload_to_ddr5_lands_near_five_tok_s() -> None:
 
     The shared (non-expert) ~11.5 B stay on the GPU, so only the routed experts' ~10 GB cross to RAM. The seed
     reads all 16 GB at the full 80 GB/s; the model reads 10 GB at the share of it a host realizes (η_host,
-    about half), so it lands within a quarter of the seed's figure, below the ceiling that keeps the rest
-    on the GPU."""
+    about half) and adds two GPU-host hand-offs for each layer whose experts are in RAM, so it lands
+    within 30 % of the seed's figure, below the ceiling that keeps the rest on the GPU."""
     hw = Hardware(memory_gb=24, bandwidth_gbps=1008, host_memory_gb=768, host_bandwidth_gbps=80)
     m = ModelArch(total_params_b=1000, active_params_b=32, experts=384, experts_active=8)
     r = evaluate(
@@ -129,4 +129,4 @@ def test_moe_offload_to_ddr5_lands_near_five_tok_s() -> None:
     assert not r.fits and r.runs
     assert r.weights_read_gb == pytest.approx(16.0)  # 32 B active × 4 bits ÷ 8, the seed's 16 GB
     assert 80 / 16 <= (r.decode_ceiling_tok_s or 0) <= 80 / 10
-    assert 0.75 * 5.0 <= (r.decode_tok_s or 0) <= 1.2 * 5.0
+    assert 0.7 * 5.0 <= (r.decode_tok_s or 0) <= 1.2 * 5.0

@@ -25,6 +25,7 @@ from advisor.core.roofline_inputs import Inputs, Num
 __all__ = [
     "Inputs",
     "Num",
+    "OFFLOAD_MIN_BATCH",
     "Outputs",
     "PREFILL_UBATCH",
     "attention_flops",
@@ -36,6 +37,9 @@ __all__ = [
 # llama.cpp prefills in micro-batches of this many tokens; with layers left in host memory it
 # copies those weights over the host link once per micro-batch.
 PREFILL_UBATCH = 512
+# llama.cpp copies host-resident weights to the GPU for a batch of at least this many tokens and
+# computes smaller batches on the host CPU (ggml's op-offload threshold, GGML_OP_OFFLOAD_MIN_BATCH).
+OFFLOAD_MIN_BATCH = 32
 
 Arr = NDArray[np.float64]
 
@@ -130,13 +134,19 @@ def crossover_batch(inp: Inputs) -> Arr:
 
 
 def _prefill(
-    inp: Inputs, link_bytes: Arr, disk_bytes: Arr, host_attn: Arr, quantized: NDArray[np.bool_]
+    inp: Inputs,
+    link_bytes: Arr,
+    disk_bytes: Arr,
+    host_attn: Arr,
+    quantized: NDArray[np.bool_],
+    host_weight_flops: Arr,
 ) -> tuple[Arr, Arr, Arr, Arr, Arr]:
     """Compute-bound: weight matmuls realize η_c (less for quantized weights and for MoE experts, which
     see few tokens each); attention realizes η_c at α times its FLOP count; the prompt's tokens sit on
     average halfway into it. Weights left in host memory cross the link once per micro-batch (those on
-    disk are read from it each time too); attention over a KV cache held on the host (-nkvo) runs on the
-    host CPU (`host_attn`: its share of the attention FLOP)."""
+    disk are read from it each time too), unless a micro-batch is below OFFLOAD_MIN_BATCH tokens: then the
+    host CPU computes them (`host_weight_flops` per token). Attention over a KV cache held on the host
+    (-nkvo) runs on the host CPU (`host_attn`: its share of the attention FLOP)."""
     prompt = _a(inp.prompt)
     start = np.maximum(_a(inp.context) - prompt, 0)
     compute_eta = _a(inp.compute_eta)
@@ -153,6 +163,8 @@ def _prefill(
     t_link = batches * (
         link_bytes / _a(inp.link_bw) + np.where(disk_bw > 0, disk_bytes / np.where(disk_bw > 0, disk_bw, 1.0), 0.0)
     )
+    on_host = (np.minimum(np.maximum(prompt, 1), PREFILL_UBATCH) < OFFLOAD_MIN_BATCH) & np.isfinite(_a(inp.host_flops))
+    t_link = np.where(on_host, prompt * host_weight_flops / _a(inp.host_flops), t_link)
     t_prefill = t_prefill + prompt * host_attn * attn / (_a(inp.host_flops) * _a(inp.cpu_attn_share))
     # tensor split: each micro-batch's all-reduces, and every prompt token's activations through them
     t_link = t_link + _a(inp.allreduces) * (
@@ -243,14 +255,10 @@ def _solve(inp: Inputs) -> Outputs:
     # The host CPU computes what sits in host RAM: 2 FLOP per weight for each stream's token (its own k
     # experts), and attention over the KV cache held there, per stream, at the cores' attention share.
     cpu_attn = _a(inp.cpu_attn_share)
-    host_flops = streams * (
-        2.0
-        * (
-            dense_host * dense_weights_read / dense_bpw
-            + expert_host * _a(inp.expert_bytes) * _a(inp.expert_share) / bpw
-        )
-        + kv_share * attn_flops / cpu_attn
+    weight_flops_host = 2.0 * (
+        dense_host * dense_weights_read / dense_bpw + expert_host * _a(inp.expert_bytes) * _a(inp.expert_share) / bpw
     )
+    host_flops = streams * (weight_flops_host + kv_share * attn_flops / cpu_attn)
     t_host_compute = host_flops / _a(inp.host_flops)
     # Hand-offs: with -nkvo each layer on the device sends its attention to the host and takes the result
     # back, two per layer per step; each device layer whose experts sit in host RAM (--n-cpu-moe) sends its
@@ -317,7 +325,7 @@ def _solve(inp: Inputs) -> Outputs:
     # with -nkvo the cache stays put and its attention runs on the host; a host layer's KV crosses with it
     link_bytes = weights_host - disk_stored + np.where(kv_mode, 0.0, kv_host)
     prefill, matmul_flops, prefill_attn, matmul_eta, t_link = _prefill(
-        inp, link_bytes, disk_stored, np.where(kv_mode, kv_share, 0.0), quantized
+        inp, link_bytes, disk_stored, np.where(kv_mode, kv_share, 0.0), quantized, weight_flops_host
     )
 
     zero = np.zeros_like(decode)

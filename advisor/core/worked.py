@@ -10,7 +10,7 @@ import numpy as np
 from advisor.core.calibration import BACKEND_LABELS
 from advisor.core.fmt import num
 from advisor.core.inputs import backend_in_use, backend_terms, hardware_factors, host_threads
-from advisor.core.roofline import Inputs, Outputs
+from advisor.core.roofline import OFFLOAD_MIN_BATCH, Inputs, Outputs
 from advisor.core.scenario import Scenario
 from advisor.core.terms import MachineTerms
 from advisor.core.units import GB, MS_PER_S
@@ -248,7 +248,13 @@ def prefill_text(s: Scenario, inp: Inputs, out: Outputs) -> str:
         )
         + f", of {num(hw.compute_tflops)} TFLOPS = {num(first(out.prefill))} tok/s"
     )
-    if first(out.t_prefill_link) > 0:
+    extra = first(out.t_prefill_link)
+    if extra > 0 and first(out.weights_host_stored) > 0 and s.workload.prompt_tokens < OFFLOAD_MIN_BATCH:
+        text += " (the host CPU computes its layers: llama.cpp copies them to the GPU only for batches of "
+        text += f"{OFFLOAD_MIN_BATCH} tokens or more: {ms(extra)} per prompt)"
+    elif extra > 0 and first(out.weights_host_stored) > 0:
         disk = " and those on disk are read from it" if first(out.disk_stored) > 0 else ""
-        text += f" (host weights cross the link{disk} per 512-token batch: {ms(first(out.t_prefill_link))} per prompt)"
+        text += f" (host weights cross the link{disk} per 512-token batch: {ms(extra)} per prompt)"
+    elif extra > 0:
+        text += f" (the tensor split's all-reduces: {ms(extra)} per prompt)"
     return text

@@ -202,3 +202,18 @@ def test_kv_on_the_host_costs_hand_offs_even_with_a_tiny_cache() -> None:
 
 def nkvo_workload(s: Scenario) -> Workload:
     return s.workload.model_copy(update={"offload": "kv"})
+
+
+def test_a_short_prompt_over_host_layers_is_computed_by_the_host_cpu() -> None:
+    """llama.cpp copies host layers to the GPU only for batches of 32 tokens or more: a 512-token prompt
+    pays the link and not the host's threads, a 16-token one is host CPU work and slows with fewer threads."""
+
+    def prefill(prompt: int, threads: int) -> float:
+        s = _qwen("layers", threads=threads, context=32768)
+        r = _run(s.model_copy(update={"workload": s.workload.model_copy(update={"prompt_tokens": prompt})}))
+        assert r.prefill_tok_s is not None
+        return r.prefill_tok_s
+
+    assert prefill(16, 2) < 0.5 * prefill(16, 8)  # host compute: a quarter of the threads
+    assert prefill(512, 2) == pytest.approx(prefill(512, 8), rel=1e-9)  # the link, not the threads
+    assert prefill(16, 8) < prefill(512, 8)

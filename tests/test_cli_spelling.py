@@ -69,6 +69,9 @@ def test_sets_in_estimate(capsys, catalog) -> None:  # type: ignore[no-untyped-d
     assert two == also
     per_card = catalog.hardware["rtx-3090"].memory_gb
     assert one["fast_capacity_gb"] <= per_card < two["fast_capacity_gb"] <= 2 * per_card
+    # a set says how it splits, llama.cpp's layer split by default; one card has no split
+    assert (two["scenario"]["devices"], two["scenario"]["split"]) == (2, "layer")
+    assert one["scenario"]["split"] is None
     assert main(["estimate", "--hardware", "65x rtx-3090"]) == 2
     assert "1 to 64 devices" in capsys.readouterr().err
 

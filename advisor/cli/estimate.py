@@ -70,6 +70,8 @@ def result_json(s: Scenario, r: Result) -> dict[str, Any]:
     out["step_ms"] = r.step_ms.model_dump() if r.step_ms is not None else None
     out["scenario"] = {
         "hardware": s.hardware.name,
+        "devices": s.hardware.devices,
+        "split": s.hardware.split if s.hardware.devices > 1 else None,  # how a set shares the model
         "model": s.model.name,
         "quant": s.quant.name,
         "context": s.workload.context,

@@ -41,7 +41,7 @@ def _one(job: tuple[int, int | None]) -> tuple[int, loso.LosoResult]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--folds", type=int, default=8, help="folds of whole sources; 0: one per source")
+    ap.add_argument("--folds", type=int, default=loso.SHIPPED_FOLDS, help="folds of whole sources; 0: one per source")
     ap.add_argument("--no-write", action="store_true")
     ap.add_argument("--rows", type=Path, help="also write each row's source, measured and predicted figures as CSV")
     args = ap.parse_args()

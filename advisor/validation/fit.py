@@ -154,9 +154,9 @@ def bands(
     for g, t in cal.terms.items():
         if not t.fitted:
             continue
-        m = tg & np.array([group_of(c) == g for c in cases])
+        m = tg & np.isfinite(ratio) & np.array([group_of(c) == g for c in cases])
         if m.sum() < BAND_MIN_ROWS:
-            m = tg & np.array([c.hw_class is g[0] for c in cases])
+            m = tg & np.isfinite(ratio) & np.array([c.hw_class is g[0] for c in cases])
         if m.sum() < min_rows:
             continue
         lo, hi = np.percentile(ratio[m], BAND_QUANTILES)

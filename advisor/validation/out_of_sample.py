@@ -12,8 +12,8 @@ configuration (tg512 … tg8192 of one machine and model) miss together. `p90_in
 that matters: it resamples configurations with replacement and gives the 5th–95th percentile range
 of the p90 over the resamples.
 
-The same out-of-sample predictions set the bands the app draws (`shipped_fit`, what
-`benchmarks/validate.py --write` commits)."""
+The bands the app draws come from a stricter split: predictions by fits that never saw the row's
+source (`shipped_fit`, what `benchmarks/validate.py --write` commits; advisor.validation.source_bands)."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ from advisor.core.calibration import Calibration
 from advisor.validation.cases import Case, config_key
 from advisor.validation.cv import GROUPS, CVResult, assign_folds, out_of_fold, training_cases
 from advisor.validation.fit import bands, fit
+from advisor.validation.loso import SHIPPED_FOLDS, leave_one_source_out
 from advisor.validation.predict import predict
 from advisor.validation.stats import ErrorStats, ape, groups
 
@@ -93,12 +94,12 @@ def predictions(cases: Sequence[Case], calibration: Calibration, k: int = 5, see
 
 def shipped_fit(cases: Sequence[Case], fitted: Calibration | None = None) -> Calibration:
     """What `benchmarks/validate.py --write` commits: the fit on the training rows (`fitted`, when the
-    caller already ran `fit(cases)`), with each group's band taken from out-of-sample predictions
-    (`predictions`). In-sample residuals gave bands that held 71 % of the held-out rows where they
-    claim 80 % (10th to 90th percentile)."""
+    caller already ran `fit(cases)`), with each group's band taken from predictions by fits that never
+    saw the row's source (eight folds of whole sources, advisor.validation.loso): the spread a person's
+    own machine and build meet, not the fit's residuals on its own rows."""
     cal = fitted or fit(cases).calibration
     measured = np.array([c.measured for c in cases], dtype=float)
-    return bands(cases, measured, predictions(cases, cal), cal)
+    return bands(cases, measured, leave_one_source_out(cases, k=SHIPPED_FOLDS).predicted, cal)
 
 
 def held_out_interval(cases: Sequence[Case], calibration: Calibration | None = None) -> tuple[float, float]:

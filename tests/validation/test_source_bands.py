@@ -34,8 +34,7 @@ def test_a_source_wildly_off_does_not_widen_its_own_band() -> None:
     mine = np.array([s == biggest for s in SOURCES])
     # the same rows measured ten times faster: only the other sources' bands may move
     tampered = [
-        replace(c, row=replace(c.row, tok_s=c.row.tok_s * 10)) if m else c
-        for c, m in zip(CASES, mine, strict=True)
+        replace(c, row=replace(c.row, tok_s=c.row.tok_s * 10)) if m else c for c, m in zip(CASES, mine, strict=True)
     ]
     lo2, hi2 = by_source_bands(tampered, SOURCES, predicted)
     assert np.array_equal(lo[mine], lo2[mine], equal_nan=True) and np.array_equal(hi[mine], hi2[mine], equal_nan=True)

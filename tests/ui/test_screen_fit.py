@@ -120,3 +120,37 @@ def test_the_compare_window_opens_inside_a_laptop_screen(qtbot, window: MainWind
         _assert_inside(shown)
     finally:
         shown[0].close()
+
+
+def test_compare_table_keeps_the_machine_names_when_scrolled_sideways(  # type: ignore[no-untyped-def]
+    qtbot, window: MainWindow, monkeypatch
+) -> None:
+    """At 1366×768 the table shows five machine rows, and after scrolling it to its right end the
+    machine names are still on screen, each beside its own row."""
+    from advisor.core.machines import machine_from_entry
+    from advisor.ui.compare import open_compare_window
+
+    shown = _shown_with_the_filter(qtbot, monkeypatch, lambda: [open_compare_window(window)])
+    cw = shown[0]
+    try:
+        hw = cw.store.catalog.hardware
+        for hid, n in (("rtx-3090", 1), ("rtx-3090", 2), ("rtx-5090", 1), ("rx-7900-xtx", 1)):
+            assert cw.store.add_machine(machine_from_entry(hw[hid], n))
+        table = cw.table
+        labels = [m.label for m in cw.store.setup.machines]
+        assert len(labels) == 5
+        qtbot.waitUntil(lambda: table.rowCount() == 5)
+        assert table.viewport().height() >= 5 * table.rowHeight(0), "five machine rows without scrolling"
+        bar = table.horizontalScrollBar()
+        assert bar.maximum() > 0, "the columns are wider than a laptop window: the table scrolls sideways"
+        bar.setValue(bar.maximum())
+        qtbot.waitUntil(lambda: table.columnViewportPosition(1) < 0)  # the first data columns left the view
+        head = table.verticalHeader()
+        assert head.isVisible() and head.width() >= 100
+        # the names sit left of the scrolled cells and inside the window, one per row, in row order
+        left = head.mapTo(cw, head.rect().topLeft()).x()
+        assert 0 <= left and left + head.width() <= table.mapTo(cw, table.viewport().geometry().topLeft()).x()
+        assert [table.verticalHeaderItem(r).text() for r in range(5)] == labels
+        assert all(head.sectionViewportPosition(r) >= 0 for r in range(5))
+    finally:
+        cw.close()

@@ -128,6 +128,33 @@ def fill_table(
             table.setItem(r, c, item)
 
 
+NAME_WIDTH_MAX = 280  # px: a long machine name elides in the frozen column (its tooltip says all)
+
+
+def freeze_machine_column(table: QTableWidget, snap: CompareSnapshot) -> None:
+    """The machine name moves to the row header, which stays put when the table scrolls sideways
+    (its column stays in the model, hidden, so readers of the table find it where it was)."""
+    from advisor.ui.compare.machines import swatch
+
+    titles = [table.horizontalHeaderItem(c) for c in range(table.columnCount())]
+    col = next((c for c, t in enumerate(titles) if t is not None and t.text() == "Machine"), None)
+    if col is None:
+        return
+    table.setColumnHidden(col, True)
+    head = table.verticalHeader()
+    head.show()
+    head.setMaximumWidth(NAME_WIDTH_MAX)
+    head.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+    for r, row in enumerate(snap.comparison.rows):
+        item = QTableWidgetItem(swatch(snap.colors[row.label]), row.label)
+        item.setToolTip(row.label)
+        table.setVerticalHeaderItem(r, item)
+    cols = table.horizontalHeader()
+    for c in range(table.columnCount() - 1):
+        cols.setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
+    cols.setSectionResizeMode(table.columnCount() - 1, QHeaderView.ResizeMode.Stretch)
+
+
 class SlideWidget(QWidget):
     """Title, verdict, the three overlaid plots, the table and the price note, at slide size."""
 

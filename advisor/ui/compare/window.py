@@ -16,7 +16,6 @@ from PySide6.QtWidgets import (
     QCompleter,
     QFileDialog,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QMainWindow,
     QMessageBox,
@@ -41,7 +40,7 @@ from advisor.ui.compare.costs_bar import CostsBar
 from advisor.ui.compare.files import COMPARE_FILTER, CompareFileError, load_setup, save_setup
 from advisor.ui.compare.machines import MachinesPanel
 from advisor.ui.compare.plots import ComparePlot
-from advisor.ui.compare.slide import fill_table, legend_text, save_csv, save_slide, show_plot
+from advisor.ui.compare.slide import fill_table, freeze_machine_column, legend_text, save_csv, save_slide, show_plot
 from advisor.ui.compare.state import CompareSnapshot, CompareStore
 from advisor.ui.compare.tabs import BudgetTab
 from advisor.ui.compare.take_tab import TakeTab
@@ -167,7 +166,6 @@ class CompareWindow(SavesToFile, QMainWindow):
         for axis in AXES:
             plot_row.addWidget(self.plots[axis])
         self.table = QTableWidget()
-        self.table.verticalHeader().hide()
         # one text line a row (long cells elide; their tooltips say all), so a laptop screen shows five rows
         self.table.setWordWrap(False)
         self.table.setAlternatingRowColors(True)
@@ -305,10 +303,7 @@ class CompareWindow(SavesToFile, QMainWindow):
             show_plot(plot, snap)
         self.legend.setText(legend_text(snap))
         fill_table(self.table, snap)
-        head = self.table.horizontalHeader()
-        for c in range(self.table.columnCount() - 1):
-            head.setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
-        head.setSectionResizeMode(self.table.columnCount() - 1, QHeaderView.ResizeMode.Stretch)
+        freeze_machine_column(self.table, snap)
         self.verdict.setText(escape(comparison_verdict(snap.comparison)))
         name = self.current_file.name if self.current_file else "unsaved"
         self.setWindowTitle(f"Compare machines ({name}) — LLM speed advisor")

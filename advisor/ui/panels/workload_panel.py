@@ -71,6 +71,7 @@ class WorkloadPanel(QWidget):
             "interactive_tok_s": spin_for(Workload, "interactive_tok_s", decimals=1),
             "efficiency": spin_for(Workload, "efficiency", decimals=2, auto_text="auto"),
             "gpu_layers": spin_for(Workload, "gpu_layers", auto_text="as many as fit"),
+            "threads": spin_for(Workload, "threads", auto_text="auto"),
             "prefill_rate": spin_for(Workload, "prefill_rate", decimals=0, auto_text="estimate"),
             "overhead_gb": spin_for(Workload, "overhead_gb", decimals=1),
             "min_bits": spin_for(Workload, "min_bits", decimals=1),
@@ -109,7 +110,7 @@ class WorkloadPanel(QWidget):
         form.addRow("Backend", self.backend)
         form.addRow("", self.flash)
         form.addRow("Offload", self.offload)
-        for name in ("gpu_layers", "prefill_rate", "overhead_gb", "min_bits"):
+        for name in ("gpu_layers", "threads", "prefill_rate", "overhead_gb", "min_bits"):
             form.addRow(Workload.model_fields[name].title or name, self.spins[name])
         spec_box = QGroupBox()
         spec_form = QFormLayout(spec_box)
@@ -166,6 +167,19 @@ class WorkloadPanel(QWidget):
             "workload", f"Edit {Workload.model_fields[name].title}", **{name: read_value(self.spins[name])}
         )
 
+    def _show_threads(self, cores: int) -> None:
+        """Empty threads means the machine's physical cores: the auto text says how many."""
+        box = self.spins["threads"]
+        auto = f"auto ({cores} core{'s' if cores != 1 else ''})"
+        if box.specialValueText() != auto:
+            box.setSpecialValueText(auto)
+            box.setToolTip(
+                f"CPU threads (llama.cpp -t), in threads; auto: the host's {cores} physical cores. They do "
+                "the host-side work: weights or KV cache placed in host RAM are computed by the CPU, and a "
+                "CPU-only machine computes everything with them. Fewer threads make that work slower; "
+                "more than the physical cores add nothing."
+            )
+
     def show_snapshot(self, snap: Snapshot) -> None:
         s = snap.session.scenario
         w = s.workload
@@ -203,6 +217,7 @@ class WorkloadPanel(QWidget):
         if box.specialValueText() != auto or box.toolTip() != tip:
             box.setSpecialValueText(auto)
             box.setToolTip(tip)
+        self._show_threads(s.hardware.host_threads)
         if self.spins["gpu_layers"].maximum() != (s.model.layers or 1000):
             with QSignalBlocker(self.spins["gpu_layers"]):
                 self.spins["gpu_layers"].setMaximum(s.model.layers or 1000)

@@ -166,6 +166,7 @@ def resolve_backend(hw: Hardware, chosen: Backend | None) -> Backend:
     return default_backend(hw)
 
 
+_MINE = re.compile(r"\s*\(mine\)\s*$")
 # A memory size in a hardware name ("…, 192 GB", "… 128 GB", "16GB"; not "GB10")
 _MEMORY_SIZE = re.compile(r",?\s*\b\d+(?:\.\d+)?\s*GB\b")
 
@@ -216,7 +217,8 @@ def _generation_of(name: str) -> str | None:
 
 @lru_cache(maxsize=4096)
 def _chip_stem(name: str) -> str:
-    return re.sub(r"\(\s+", "(", _MEMORY_SIZE.sub("", name)).strip()
+    # the user's own copy of an entry ("… (mine)") is the same chip: it keeps the chip's fitted factor
+    return re.sub(r"\(\s+", "(", _MEMORY_SIZE.sub("", _MINE.sub("", name))).strip()
 
 
 @dataclass(frozen=True)

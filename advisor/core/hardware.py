@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from advisor.core.base import Frozen
+from advisor.core.measured import MeasuredTerms
 
 
 class HardwareClass(StrEnum):
@@ -173,6 +174,12 @@ class Hardware(Frozen):
         "4.0 x8 about 16, PCIe 4.0 x16 about 32, PCIe 5.0 x16 about 63, "
         "an RTX 3090 NVLink bridge 56, H100 NVLink 450; empty: "
         "over PCIe at the host link",
+    )
+    measured: MeasuredTerms | None = Field(
+        None,
+        title="Your calibration",
+        description="Factors your own runs fitted on top of the fitted model for this machine "
+        "(Tools → Measure your own); empty: the fitted model alone",
     )
 
     @model_validator(mode="after")

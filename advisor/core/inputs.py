@@ -11,6 +11,7 @@ from advisor.core.calibration import CALIBRATION, Calibration, generation_key, r
 from advisor.core.efficiency import Engine
 from advisor.core.hardware import HardwareClass
 from advisor.core.kv import kv_shape
+from advisor.core.measured import model_key
 from advisor.core.model import ModelArch
 from advisor.core.quant import KVPrecision
 from advisor.core.roofline import Inputs, Num
@@ -90,24 +91,32 @@ def hardware_factors(
     return [(name, terms) for name, terms in found if terms.decode != 1.0]
 
 
+def scenario_model_key(scenario: Scenario) -> str:
+    """The scenario's model and quant as a calibration names them (advisor.core.measured.model_key)."""
+    return model_key(scenario.model.name, scenario.quant.name)
+
+
 def decode_eta(scenario: Scenario, calibration: Calibration | None = None) -> float:
     """The decode η in use: the user's, or the fitted one for the hardware class and engine times the
     backend's factor, the architecture's and the machine's."""
-    w = scenario.workload
+    w, own = scenario.workload, scenario.hardware.measured
     if w.efficiency is not None:
         return w.efficiency
-    return (calibration or CALIBRATION).decode_eta(
+    eta = (calibration or CALIBRATION).decode_eta(
         scenario.hardware.kind, w.engine, backend_in_use(scenario), scenario.hardware
     )
+    # the user's calibration scales the fitted η; no memory delivers more than its datasheet figure
+    return min(eta * own.decode_factor_for(scenario_model_key(scenario)), 1.0) if own is not None else eta
 
 
 def compute_eta(scenario: Scenario, calibration: Calibration | None = None) -> float:
-    w = scenario.workload
+    w, own = scenario.workload, scenario.hardware.measured
     if w.compute_efficiency is not None:
         return w.compute_efficiency
     return (
         terms_for(scenario.hardware.kind, w.engine, calibration).prefill.eta
         * backend_terms(scenario, calibration).prefill
+        * (own.prefill_factor_for(scenario_model_key(scenario)) if own is not None else 1.0)
     )
 
 
@@ -157,13 +166,15 @@ def realistic_fields(scenario: Scenario, calibration: Calibration | None = None)
     d, p = t.decode, t.prefill
     plain_decode = w.efficiency is not None
     plain_prefill = w.compute_efficiency is not None
-    # decode_eta / compute_eta already carry the backend's factor (or are the user's plain η)
+    # decode_eta / compute_eta already carry the backend's factor (or are the user's plain η); the
+    # user's calibration adds its fixed time to the fitted one (never below none)
+    own_ms = hw.measured.token_ms_for(scenario_model_key(scenario)) if hw.measured is not None else 0.0
     return calibrated_fields(
         decode_eta(scenario, calibration),
         compute_eta(scenario, calibration),
         hw.scaling_efficiency,
         hw.speedup,
-        token_ms=0.0 if plain_decode else d.token_ms,
+        token_ms=0.0 if plain_decode else max(d.token_ms + own_ms, 0.0),
         moe_token=1.0 if plain_decode else (calibration or CALIBRATION).moe_factor(w.engine, True),
         kv_factor=1.0 if plain_decode else d.kv_factor,
         dequant_flop=0.0 if plain_decode else d.dequant_flop,
@@ -176,8 +187,13 @@ def realistic_fields(scenario: Scenario, calibration: Calibration | None = None)
 
 def decode_band(scenario: Scenario) -> tuple[float, float]:
     """measured ÷ predicted decode at the 10th and 90th percentile, as the validation found it for
-    the scenario's hardware class and engine (advisor.core.calibration)."""
-    return terms_for(scenario.hardware.kind, scenario.workload.engine).decode.band
+    the scenario's hardware class and engine (advisor.core.calibration); with the user's own
+    calibration, narrowed by the runs it rests on (advisor.core.measured.calibrated_band)."""
+    shipped = terms_for(scenario.hardware.kind, scenario.workload.engine).decode.band
+    own = scenario.hardware.measured
+    if own is None or scenario.workload.efficiency is not None:
+        return shipped
+    return own.band(shipped, scenario_model_key(scenario))
 
 
 def realistic_band(scenario: Scenario, decode: Num, ceiling: Num) -> tuple[Num, Num]:

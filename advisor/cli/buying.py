@@ -181,7 +181,11 @@ def cmd_budget(args: argparse.Namespace, catalog: Catalog) -> int:
     machines = _catalog(args, catalog)
     models, quants = pools(catalog, args.quants)
     r = rank_budget(machines, base, models, quants, args.max_price, top=args.top)
-    mb = rank_for_model(machines, for_model, args.max_price, top=args.top) if for_model is not None else None
+    mb = (
+        rank_for_model(machines, for_model, args.max_price, top=args.top, costs=_costs(args))
+        if for_model is not None
+        else None
+    )
     if args.json:
         out = {"for_model": model_budget_data(mb)} if mb is not None else {}
         print(json.dumps({**out, **ranking_data(r)}, indent=2, ensure_ascii=False))
@@ -322,6 +326,7 @@ def add_commands(sub: Any) -> None:
     )
     _catalog_machine_flags(bud)
     bud.add_argument("--top", type=positive_int, default=15, help="how many to list")
+    _cost_flags(bud)
     _buying_flags(bud)
     bud.set_defaults(run=cmd_budget)
 

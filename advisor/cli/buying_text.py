@@ -3,7 +3,7 @@ advisor.present's data functions)."""
 
 from __future__ import annotations
 
-from advisor.core.budget_model import ModelBudget
+from advisor.core.budget_model import ModelBudget, ModelFit
 from advisor.core.comparison import Comparison
 from advisor.core.fmt import num
 from advisor.core.machines import Machine
@@ -19,6 +19,7 @@ from advisor.present.compare_text import (
     table_cells,
 )
 from advisor.present.figures import PRICE_NOTE, price_dated, rate, split_text
+from advisor.present.serving_text import cost_cell
 from advisor.present.upgrade_text import KIND_TEXT, fit_text, option_description
 
 
@@ -139,11 +140,20 @@ def model_budget_text(b: ModelBudget, s: Scenario) -> list[str]:
         lines.append("Nothing under that price holds it in fast memory at your speed.")
     for x in b.meeting:
         lines.append(f"{x.rank:>3}. {x.machine.label} — {price_text(x.machine)} — {num(x.decode_tok_s or 0)} tok/s")
-        lines.append(f"     {fit_reason(x, b.threshold_tok_s)}")
+        lines.append(f"     {fit_reason(x, b.threshold_tok_s)}{_cost(x)}")
     if b.short:
         lines += ["", "Spill to system RAM or fall short:"]
     for x in b.short:
         speed = "does not run" if x.decode_tok_s is None else f"{num(x.decode_tok_s)} tok/s"
         lines.append(f"{x.rank:>3}. {x.machine.label} — {price_text(x.machine)} — {speed}")
-        lines.append(f"     {fit_reason(x, b.threshold_tok_s)}")
+        lines.append(f"     {fit_reason(x, b.threshold_tok_s)}{_cost(x)}")
     return lines
+
+
+def _cost(x: ModelFit) -> str:
+    """'; $0.21 · $1.97 per 1M tokens (power · with hardware)', or nothing without a rated power."""
+    if x.usd_per_million_tokens is None:
+        return ""
+    return f"; {cost_cell(x.usd_per_million_tokens, x.usd_per_million_tokens_with_hardware)} per 1M tokens " + (
+        "(power · with hardware)" if x.usd_per_million_tokens_with_hardware else "(power)"
+    )

@@ -19,7 +19,8 @@ from advisor.core.base import Frozen
 from advisor.core.capacity import Capacity, capacities
 from advisor.core.evaluate import evaluate
 from advisor.core.machine_grid import machine_grid
-from advisor.core.machines import Machine, Split, scenario_on
+from advisor.core.machines import Machine, PriceKind, Split, scenario_on
+from advisor.core.running_cost import CostInputs, running_cost
 from advisor.core.scenario import Scenario
 
 Shortfall = Literal["meets", "too_slow", "spills", "does_not_run", "not_checked"]
@@ -33,6 +34,8 @@ class ModelFit(Frozen):
     machine: Machine
     split: Split
     price_usd: float
+    price_kind: PriceKind | None = Field(None, description="New or used; None for a price the person typed")
+    price_seen: str | None = Field(None, description="Month the price was seen, YYYY-MM")
     fits: bool | None
     runs: bool
     offloaded_fraction: float = Field(ge=0, le=1)
@@ -48,6 +51,11 @@ class ModelFit(Frozen):
         "each at or above the interactive speed",
     )
     requests_per_hour: float | None = Field(None, description="At max_streams, every stream busy")
+    power_w: float | None = Field(None, description="Rated power: board power for GPUs, the whole machine otherwise")
+    joules_per_token: float | None = Field(None, description="Rated power ÷ aggregate tok/s at the workload's streams")
+    usd_per_million_tokens: float | None = Field(None, description="Electricity alone (advisor.core.running_cost)")
+    usd_per_million_tokens_with_hardware: float | None = Field(None, description="Plus the price over its life")
+    break_even_months: float | None = Field(None, description="Against the API price; None without one or never")
 
 
 class ModelBudget(Frozen):
@@ -73,17 +81,25 @@ def _shortfall(fits: bool | None, runs: bool, decode: float | None, threshold: f
     return "meets" if (decode or 0.0) >= threshold else "too_slow"
 
 
-def _row(rank: int, m: Machine, base: Scenario, threshold: float) -> ModelFit:
+def _row(rank: int, m: Machine, base: Scenario, threshold: float, costs: CostInputs) -> ModelFit:
     r = evaluate(scenario_on(base, m.hardware))
     d = r.decode_tok_s if r.runs else None
     fits = r.fits if m.hardware.memory_known else None
     price = m.price_usd or 0.0
     short = _shortfall(fits, r.runs, d, threshold)
+    rc = running_cost((d or 0.0) * base.workload.streams, m.power_w, m.price_usd, costs)
     return ModelFit(
         rank=rank,
         machine=m,
         split=m.split,
         price_usd=price,
+        price_kind=m.price_kind,
+        price_seen=m.price_seen,
+        power_w=m.power_w,
+        joules_per_token=rc.joules_per_token if rc else None,
+        usd_per_million_tokens=rc.usd_per_million_tokens if rc else None,
+        usd_per_million_tokens_with_hardware=rc.usd_per_million_tokens_with_hardware if rc else None,
+        break_even_months=rc.break_even_months if rc else None,
         fits=fits,
         runs=r.runs,
         offloaded_fraction=min(max(r.offloaded_fraction, 0.0), 1.0),
@@ -103,12 +119,17 @@ def _ranked(x: ModelFit, rank: int, cap: Capacity) -> ModelFit:
 
 
 def rank_for_model(
-    machines: Sequence[Machine], base: Scenario, max_price_usd: float, top: int | None = 15
+    machines: Sequence[Machine],
+    base: Scenario,
+    max_price_usd: float,
+    top: int | None = 15,
+    costs: CostInputs | None = None,
 ) -> ModelBudget:
     """Machines at or under the cap on the base scenario's model, quant and workload: those that hold
     it in fast memory at or over the interactive speed, by price then tok/s; then the rest, those that
     hold it but run slower first (fastest first), then those that spill (fastest first), then those
-    that cannot run it. `top` caps each list."""
+    that cannot run it. `top` caps each list. Each row has its running cost at `costs`."""
+    k = costs if costs is not None else CostInputs()
     w = base.workload
     threshold = w.interactive_tok_s
     no_price = tuple(m.label for m in machines if m.price_usd is None)
@@ -138,8 +159,8 @@ def rank_for_model(
     rest_idx = np.flatnonzero(~ok)
     rest = rest_idx[np.lexsort((price[rest_idx], -decode[rest_idx], tier[rest_idx]))]
     n = top if top is not None else len(within)
-    meeting = [_row(0, within[int(i)], base, threshold) for i in first[:n]]
-    short = [_row(0, within[int(i)], base, threshold) for i in rest[:n]]
+    meeting = [_row(0, within[int(i)], base, threshold, k) for i in first[:n]]
+    short = [_row(0, within[int(i)], base, threshold, k) for i in rest[:n]]
     # the screen and the exact figures agree but for rounding at the threshold: trust the exact ones
     moved = [x for x in meeting if not x.meets]
     meeting = [x for x in meeting if x.meets]

@@ -65,8 +65,6 @@ def measured_entry(
                 "price_estimate",
                 "estimates",
                 "notes",
-                "measured_eta",
-                "measured_compute_eta",
             }
         )
     data: dict[str, Any] = {
@@ -77,10 +75,8 @@ def measured_entry(
         "source": source[:2000],
         "measured_points": fit.points(model_id, quant_id),
     }
-    if fit.decode is not None:
-        data["measured_eta"] = fit.decode.eta
-    if fit.prefill is not None:
-        data["measured_compute_eta"] = fit.prefill.eta
+    # the calibration rides with the hardware figures: factors on top of the fitted model
+    data["measured"] = fit.terms.model_dump() if fit.terms is not None else None
     return HardwareEntry.model_validate(data)
 
 

@@ -28,6 +28,8 @@ from advisor.core.efficiency import Engine
 from advisor.core.evaluate import evaluate
 from advisor.core.hardware import HardwareClass
 from advisor.core.inputs import build_inputs
+from advisor.core.measured import MeasuredTerms
+from advisor.core.measured_fit import MeasuredRun, calibrate, measured_run, uncalibrated, with_terms
 from advisor.core.quant import KVPrecision
 from advisor.core.result import Result
 from advisor.core.roofline import solve
@@ -119,8 +121,8 @@ class EtaFit:
         text = f"{name} {self.eta:.3f} {spread}"
         if self.clipped:
             text += (
-                f"; the rows imply {self.raw_eta:.2f} > 1 — faster than the datasheet ceiling, so the "
-                "bandwidth/TFLOPS figure is likely too low; η kept at 1"
+                ". These runs are faster than the datasheet figures allow, so η is held at 1: the table's "
+                "machine or model may differ from the scenario's, or the datasheet figure is too low"
             )
         return text
 
@@ -131,15 +133,12 @@ class FitResult:
     prefill: EtaFit | None
     skipped: tuple[tuple[BenchRow, str], ...] = ()
     notes: tuple[str, ...] = ()
+    # what is kept: factors on top of the fitted model (advisor.core.measured), not the plain η
+    terms: MeasuredTerms | None = None
 
     def apply(self, scenario: Scenario) -> Scenario:
-        """The scenario with the fitted η as its explicit efficiencies."""
-        data = scenario.model_dump()
-        if self.decode is not None:
-            data["workload"]["efficiency"] = self.decode.eta
-        if self.prefill is not None:
-            data["workload"]["compute_efficiency"] = self.prefill.eta
-        return Scenario.model_validate(data)
+        """The scenario on the fitted model with the calibration as its hardware's."""
+        return with_terms(scenario, self.terms)
 
     @property
     def used_rows(self) -> tuple[BenchRow, ...]:
@@ -248,6 +247,12 @@ def _model_check(base: Scenario, row: BenchRow) -> str | None:
             f"ran a {row.params / 1e9:.2f} B model ({row.model or 'unnamed'}); the scenario's model has "
             f"{base.model.total_params_b:.2f} B"
         )
+    weights = evaluate(base, explain=False).weights_gb * GB
+    if row.size_bytes and weights > 0 and abs(row.size_bytes / weights - 1) > SIZE_TOLERANCE:
+        return (
+            f"ran a {row.size_bytes / 2**30:.2f} GiB file ({row.model or 'unnamed'}); the scenario's "
+            f"{base.model.name} at {base.quant.name} is {weights / 2**30:.2f} GiB"
+        )
     if row.backend.strip().upper() == "CPU" and base.hardware.kind is not HardwareClass.CPU:
         return "CPU-only build on GPU hardware: measures the CPU, not this device"
     return None
@@ -284,6 +289,7 @@ def fit_eta(base: Scenario, rows: Sequence[BenchRow]) -> FitResult:
     and quant. Raises FitError when no row can be used, saying why."""
     if not rows:
         raise FitError("no measurements to fit")
+    base = uncalibrated(base)  # a re-measured entry starts from the fitted model again
     skipped: list[tuple[BenchRow, str]] = []
     usable = []
     for row in rows:
@@ -297,7 +303,22 @@ def fit_eta(base: Scenario, rows: Sequence[BenchRow]) -> FitResult:
     if decode is None and prefill is None:
         reasons = sorted({why for _, why in skipped})
         raise FitError("no row could be fitted: " + ("; ".join(reasons[:3]) if reasons else "no pp or tg rows"))
-    return FitResult(decode=decode, prefill=prefill, skipped=tuple(skipped), notes=tuple(_notes(base, usable)))
+    terms = calibrate(base, _runs(base, decode), _runs(base, prefill))
+    return FitResult(
+        decode=decode, prefill=prefill, skipped=tuple(skipped), notes=tuple(_notes(base, usable)), terms=terms
+    )
+
+
+def _runs(base: Scenario, fit: EtaFit | None) -> list[MeasuredRun]:
+    """The fitted rows as the fitted model splits their time (advisor.core.measured_fit)."""
+    if fit is None:
+        return []
+    out = []
+    for r in fit.rows:
+        got = measured_run(row_scenario(base, r.row), fit.which, r.row.tok_s)
+        if got is not None:
+            out.append(got)
+    return out
 
 
 def _notes(base: Scenario, rows: Sequence[BenchRow]) -> list[str]:

@@ -42,8 +42,8 @@ def test_mine_id() -> None:
 def test_measured_entry(spark_qwen: Scenario) -> None:
     e = spark_entry(spark_qwen)
     assert e.id == "dgx-spark-mine" and e.name == "NVIDIA DGX Spark (GB10, 128 GB) (mine)"
-    assert e.measured_eta == pytest.approx(0.798, abs=0.005)
-    assert e.measured_compute_eta == pytest.approx(0.29, abs=0.01)
+    assert e.measured_eta is None and e.measured_compute_eta is None
+    assert e.measured is not None and e.measured.decode_runs == 5 and e.measured.prefill_runs == 5
     assert e.bandwidth_gbps == 273.0 and e.vendor == "NVIDIA" and e.price_usd == 3999
     assert e.source.startswith("Measured by you with llama-bench on 2025-11-02 with Qwen2.5-Coder 7B Q8_0; figures")
     assert len(e.measured_points) == 10

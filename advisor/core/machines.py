@@ -204,6 +204,7 @@ class CompareSetup(Frozen):
     current: Machine | None = Field(None, description="The user's own machine, for upgrades")
     budget_usd: float = Field(3000.0, ge=1, le=100_000_000)
     include_sets: bool = True
+    budget_used: bool = Field(False, description="The budget ranking prices machines at their used price where known")
     set_split: Split = Field(DEFAULT_SPLIT, description="How the ranking's 2× and 4× sets share the model")
     budget_by: Literal["model", "largest"] = Field(
         "model", description="Rank the budget by the chosen model (fits, then price) or the largest model"

@@ -29,23 +29,31 @@ from advisor.core.machines import Machine, catalog_machines
 from advisor.present.budget_text import budget_reason, fit_reason
 from advisor.present.figures import PRICE_NOTE, price_dated, rate, split_text
 from advisor.present.figures import price_tip as dated_tip
+from advisor.present.serving_text import streams_cell, streams_phrase
 from advisor.ui.compare.state import CompareSnapshot, CompareStore
 
 MACHINE_ROLE = Qt.ItemDataRole.UserRole
 LARGEST_HEADERS = ["#", "Machine", "Price", "Largest interactive model", "tok/s", "tok/s per $1k", "Why"]
-MODEL_HEADERS = ["#", "Machine", "Split", "Price", "Fits fast memory", "tok/s", "Why"]
+MODEL_HEADERS = ["#", "Machine", "Split", "Price", "Fits fast memory", "tok/s", "Streams at speed", "Why"]
 
 
 def price_tip(m: Machine) -> str:
     return dated_tip(m.price_usd, m.price_estimate, m.price_kind, m.price_seen)
 
 
+NAME_WIDTH = 250  # px: the budget's machine column; longer names elide (their tooltip says all)
+
+
 def _stretch(t: QTableWidget, stretch: int) -> None:
+    """Figures sized to their contents, the machine name to a fixed width, the reason takes the rest:
+    one text line a row on a laptop screen (the reason's tooltip reads in full)."""
     head = t.horizontalHeader()
     for i in range(t.columnCount()):
         head.setSectionResizeMode(
             i, QHeaderView.ResizeMode.Stretch if i == stretch else QHeaderView.ResizeMode.ResizeToContents
         )
+    head.setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
+    head.resizeSection(1, NAME_WIDTH)
 
 
 def _price(m: Machine) -> str:
@@ -143,6 +151,11 @@ class BudgetTab(_Tab):
         self.sets.setToolTip(
             "Two and four of each desktop or datacenter GPU, layer split (as llama.cpp runs them), priced per card"
         )
+        self.used = QCheckBox("Used prices")
+        self.used.setToolTip(
+            "Price machines at their used price where the catalog has one (dated and sourced); "
+            "the rest keep their new price. Each price says which it is and when it was seen."
+        )
         self.pc = _money_spin(
             100_000,
             100,
@@ -157,6 +170,7 @@ class BudgetTab(_Tab):
         self.summary = QLabel()
         self.summary.setWordWrap(True)
         self.table = _table(LARGEST_HEADERS, stretch=6)
+        self.table.setWordWrap(False)
         self.add_button = QPushButton("Add selected to comparison")
         self.note = QLabel(PRICE_NOTE)
         self.note.setStyleSheet("color: #6b6b6b")
@@ -170,6 +184,7 @@ class BudgetTab(_Tab):
         controls.addStretch(1)
         more = QHBoxLayout()
         more.addWidget(self.sets)
+        more.addWidget(self.used)
         more.addSpacing(12)
         more.addWidget(QLabel("PC around GPUs"))
         more.addWidget(self.pc)
@@ -186,6 +201,7 @@ class BudgetTab(_Tab):
 
         self.max_price.valueChanged.connect(lambda v: store.update(budget_usd=float(v)))
         self.sets.toggled.connect(lambda on: store.update(include_sets=on))
+        self.used.toggled.connect(lambda on: store.update(budget_used=on))
         self.by.activated.connect(lambda _i: store.update(budget_by=self.by.currentData()))
         self.pc.valueChanged.connect(lambda v: store.update(pc_price_usd=float(v)))
         self.add_button.clicked.connect(self.add_selected)
@@ -196,7 +212,7 @@ class BudgetTab(_Tab):
         s = self.store.setup
         return (
             f"{s.scenario.model_dump_json()}|{s.budget_usd}|{s.include_sets}|{s.pc_price_usd}|{s.budget_by}|"
-            f"{s.set_split}"
+            f"{s.set_split}|{s.budget_used}|{s.costs.model_dump_json()}"
         )
 
     def show_inputs(self, snap: CompareSnapshot) -> None:
@@ -204,18 +220,23 @@ class BudgetTab(_Tab):
         for box, value in ((self.max_price, s.budget_usd), (self.pc, s.pc_price_usd)):
             with QSignalBlocker(box):
                 box.setValue(value)
-        with QSignalBlocker(self.sets):
-            self.sets.setChecked(s.include_sets)
+        for check, on in ((self.sets, s.include_sets), (self.used, s.budget_used)):
+            with QSignalBlocker(check):
+                check.setChecked(on)
         with QSignalBlocker(self.by):
             self.by.setCurrentIndex(max(self.by.findData(s.budget_by), 0))
 
     def compute(self) -> None:
         s = self.store.setup
         machines = catalog_machines(
-            self.store.catalog.hardware.values(), (2, 4) if s.include_sets else (), s.pc_price_usd, split=s.set_split
+            self.store.catalog.hardware.values(),
+            (2, 4) if s.include_sets else (),
+            s.pc_price_usd,
+            split=s.set_split,
+            used=s.budget_used,
         )
         if s.budget_by == "model":
-            self._show_model(rank_for_model(machines, s.scenario, s.budget_usd, top=None))
+            self._show_model(rank_for_model(machines, s.scenario, s.budget_usd, top=None, costs=s.costs))
             return
         self.for_model = None
         self.table.setColumnCount(len(LARGEST_HEADERS))
@@ -238,7 +259,7 @@ class BudgetTab(_Tab):
             cells = [
                 _cell(str(x.rank), x.machine, right=True),
                 _cell(x.machine.label, tip=x.machine.label),
-                _cell(_price(x.machine), right=True),
+                _cell(_price(x.machine), right=True, tip=price_tip(x.machine)),
                 _cell("nothing interactive" if big is None else f"{big.model_name} {big.quant_name}"),
                 _cell("—" if big is None else num(big.decode_tok_s), right=True),
                 _cell("—" if x.tok_s_per_k_usd is None else num(x.tok_s_per_k_usd), right=True),
@@ -274,6 +295,11 @@ class BudgetTab(_Tab):
                 _cell(_price(x.machine), right=True, tip=price_tip(x.machine)),
                 _cell(fits),
                 _cell("—" if x.decode_tok_s is None else num(x.decode_tok_s), right=True),
+                _cell(
+                    streams_cell(x.max_streams, None, x.requests_per_hour),
+                    right=True,
+                    tip=streams_phrase(x.max_streams, None, x.requests_per_hour),
+                ),
                 _cell(reason, tip=reason),
             ]
             for col, item in enumerate(cells):

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Literal
+from typing import Literal, get_args
 
 import numpy as np
 from numpy.typing import NDArray
 
+from advisor.core.hardware import HardwareClass
 from advisor.core.inputs import build_inputs, realistic_band
+from advisor.core.placement_words import LABELS
+from advisor.core.result import PlacementName
 from advisor.core.roofline import Inputs, solve
 from advisor.core.scenario import Scenario
 from advisor.core.units import GB
@@ -44,9 +47,11 @@ class Curve:
     runs: NDArray[np.bool_]
     total_gb: NDArray[np.float64]
     compute_bound: NDArray[np.bool_]
+    from_disk: NDArray[np.bool_]  # weights beyond host RAM are read from disk each token
     marker_x: float  # the scenario's own point on this axis
     cliff_x: float | None  # first x that no longer fits fast memory
     no_run_x: float | None  # first x that does not run at all
+    disk_x: float | None  # first x that streams weights from disk
 
     def as_rows(self) -> list[dict[str, float | bool]]:
         return [
@@ -153,7 +158,52 @@ def curve(scenario: Scenario, axis: Axis, x: NDArray[np.float64] | None = None, 
         runs=runs,
         total_gb=total,
         compute_bound=out.compute_bound * full > 0,
+        from_disk=out.streams_from_disk * full > 0,
         marker_x=marker(scenario, axis),
         cliff_x=_first(xs, ~fits),
         no_run_x=_first(xs, ~runs),
+        disk_x=_first(xs, out.streams_from_disk * full > 0),
     )
+
+
+# Two placements' speeds closer than this are the same line on a log plot: nothing to tell apart.
+SAME_SPEED = 0.01
+PLACEMENTS: tuple[PlacementName, ...] = get_args(PlacementName)
+
+
+@dataclass(frozen=True)
+class Alternative:
+    """The best other placement along a curve where the chosen one spills: its own sweep (the same x,
+    workload.offload set to it) and where it differs from the chosen curve."""
+
+    offload: PlacementName
+    label: str  # e.g. "experts (--n-cpu-moe)"
+    curve: Curve
+    shown: NDArray[np.bool_]  # it runs, the chosen one spills there, and the speeds differ
+
+
+def alternative(scenario: Scenario, chosen: Curve) -> Alternative | None:
+    """The placement other than the chosen one that is fastest, on average, over the x where the chosen
+    curve spills past fast memory (or does not run); None when nothing spills, on a machine with one
+    memory pool, or where no other placement differs. Under auto the candidates are all three; the one
+    auto picks everywhere differs nowhere and drops out."""
+    spill = ~chosen.fits
+    if not spill.any() or scenario.hardware.kind is HardwareClass.CPU:
+        return None
+    w = scenario.workload
+    found: list[tuple[float, int, Alternative]] = []  # (score, spilled points it shares with the chosen, it)
+    for name in PLACEMENTS:
+        if name == w.offload or (name == "experts" and not scenario.model.is_moe):
+            continue
+        other = scenario.model_copy(update={"workload": w.model_copy(update={"offload": name})})
+        c = curve(other, chosen.axis, x=chosen.x)
+        gap = np.abs(c.decode - chosen.decode) > SAME_SPEED * np.maximum(chosen.decode, 1e-12)
+        shown = c.runs & spill & gap
+        if not shown.any():
+            continue
+        score = float(np.mean(np.where(c.runs[spill], c.decode[spill], 0.0)))
+        found.append((score, int(np.sum(spill & c.runs & ~gap)), Alternative(name, LABELS[name], c, shown)))
+    if w.offload == "auto" and len(found) > 1:
+        # the placement auto picks over most of the spill is the chosen line itself: the next one is the other
+        found.remove(max(found, key=lambda f: f[1]))
+    return max(found, key=lambda f: f[0])[2] if found else None

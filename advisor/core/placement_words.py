@@ -21,6 +21,13 @@ WORDS: dict[PlacementName, str] = {
     "kv": "the KV cache in host RAM (-nkvo)",
 }
 
+# Short names for a plotted placement's curve.
+LABELS: dict[PlacementName, str] = {
+    "layers": "layers (-ngl)",
+    "experts": "experts (--n-cpu-moe)",
+    "kv": "KV in host RAM (-nkvo)",
+}
+
 
 def placement_of(s: Scenario, inp: Inputs, out: Outputs) -> Placement:
     weights = first(inp.dense_bytes) + first(inp.expert_bytes) + first(inp.draft_bytes)

@@ -15,7 +15,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from advisor.catalog.convert import standings, to_model, to_quant
 from advisor.catalog.loader import Catalog
-from advisor.core.curves import AXES, Axis, Curve, curve, curve_key, with_marker
+from advisor.core.curves import AXES, Alternative, Axis, Curve, alternative, curve, curve_key, with_marker
 from advisor.core.evaluate import evaluate
 from advisor.core.published import Candidates, Setup, candidates, pick
 from advisor.core.recommend import ModelPoints, Recommendation, model_points, recommend
@@ -50,6 +50,8 @@ class Snapshot:
     result: Result
     curves: dict[Axis, Curve]
     published: dict[Axis, PointSet] = field(default_factory=lambda: NO_POINTS)  # published runs, per plot
+    # per plot, the best other placement where the chosen one spills (drawn dashed), if any
+    alternatives: dict[Axis, Alternative | None] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -91,7 +93,7 @@ class Store(QObject):
         self._quants = [(k, to_quant(q)) for k, q in catalog.quants.items() if q.format == "gguf"]
         self._undo: list[tuple[Session, str]] = []
         self._redo: list[tuple[Session, str]] = []
-        self._curves: dict[Axis, tuple[Scenario, Curve]] = {}
+        self._curves: dict[Axis, tuple[Scenario, Curve, Alternative | None]] = {}
         # published runs: the candidates per plot (by what they depend on), then the last picks and sets
         self._candidates: tuple[object, dict[Axis, Candidates]] | None = None
         self._published: dict[Axis, tuple[tuple[int, ...], PointSet]] | None = None
@@ -220,11 +222,13 @@ class Store(QObject):
     def _compute(self, session: Session) -> Snapshot:
         s = session.scenario
         # The worked arithmetic is left out: only the numbers panel shows it, once edits pause.
+        curves = {axis: self._curve(s, axis) for axis in AXES}
         return Snapshot(
             session=session,
             result=evaluate(s, explain=False),
-            curves={axis: self._curve(s, axis) for axis in AXES},
+            curves={axis: c for axis, (c, _) in curves.items()},
             published=self._published_points(session),
+            alternatives={axis: alt for axis, (_, alt) in curves.items()},
         )
 
     def setup(self, session: Session | None = None) -> Setup:
@@ -277,15 +281,17 @@ class Store(QObject):
         self._published = new
         return {axis: ps for axis, (_, ps) in new.items()}
 
-    def _curve(self, s: Scenario, axis: Axis) -> Curve:
-        """The axis's curve, reused while only its own variable moved (then just the marker moves)."""
+    def _curve(self, s: Scenario, axis: Axis) -> tuple[Curve, Alternative | None]:
+        """The axis's curve and its alternative placement's, reused while only the axis's own variable
+        moved (then just the marker moves)."""
         key = curve_key(s, axis)
         cached = self._curves.get(axis)
         if cached is not None and cached[0] == key:
-            return with_marker(cached[1], s)
+            return with_marker(cached[1], s), cached[2]
         c = curve(s, axis, n=UI_CURVE_POINTS)
-        self._curves[axis] = (key, c)
-        return c
+        alt = alternative(s, c)
+        self._curves[axis] = (key, c, alt)
+        return c, alt
 
     def _compute_extras(self, session: Session) -> Extras:
         s = session.scenario

@@ -48,3 +48,7 @@ FEEL_BRUSH = {f: pg.mkBrush(over_white(c, 0.11)) for f, c in FEEL_COLOR.items()}
 BAND_BRUSH = pg.mkBrush(over_white(QColor(REALISTIC), 0.25))
 CLIFF_BRUSH = pg.mkBrush(over_white(QColor(CLIFF), 0.20))
 NO_RUN_BRUSH = pg.mkBrush(over_white(QColor(60, 60, 60), 0.30))
+# Past host RAM, weights stream from disk: a deeper shade of the cliff's vermillion.
+DISK_TEXT = "#8F3A00"
+DISK_BRUSH = pg.mkBrush(over_white(QColor(CLIFF), 0.45))
+ALTERNATIVE = REALISTIC  # the best other placement: the realistic line's colour, dashed and thinner

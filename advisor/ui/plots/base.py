@@ -19,18 +19,21 @@ from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QColor, QFont, QPen
 from PySide6.QtWidgets import QGraphicsItem
 
-from advisor.core.curves import Curve
+from advisor.core.curves import Alternative, Curve
 from advisor.core.feel import FEELS
 from advisor.ui import theme
+from advisor.ui.plots.alternative import AlternativeLine
 from advisor.ui.plots.axes import LogAxis
 from advisor.ui.plots.geometry import band_outline, cache_pixmaps, finite_or_nan, log10
 from advisor.ui.plots.labels import Label, Labels, readout_item
 from advisor.ui.plots.log_curve import LogCurve
 from advisor.ui.plots.points import Points
 from advisor.ui.plots.spans import Band, Dot, Grid, Spans
+from advisor.ui.plots.zones import zones
 from advisor.ui.store import PointSet
 
 Y_MIN, Y_MAX = 0.5, 5000.0
+Y_FLOOR = 0.01  # the lowest the axis goes to show a scenario below Y_MIN (weights streaming from disk)
 # While edits stream in (a slider drag), the top of the tok/s axis holds still as long as the data
 # need at most this many decades less than it shows: re-ranging re-lays out and repaints the axes, about
 # a third of an edit. Once edits pause the range settles to the tight one (settle_range). An edit that
@@ -106,6 +109,8 @@ class TokPlot(pg.PlotItem):
         for curve, name in ((self.ceiling, "ceiling (η = 1)"), (self.line, "realistic")):
             self.addItem(curve, ignoreBounds=True)
             self.legend.addItem(curve, name)
+        self.alternative = AlternativeLine()  # the best other placement where this one spills
+        self.addItem(self.alternative, ignoreBounds=True)
         # A legend swatch for the band (the fill item itself has no legend sample).
         self.band_swatch = pg.PlotDataItem([], [], pen=pg.mkPen(None), fillLevel=0, fillBrush=theme.BAND_BRUSH)
         self.legend.addItem(self.band_swatch, "η range")
@@ -138,7 +143,7 @@ class TokPlot(pg.PlotItem):
         self.curve_data: Curve | None = None
         self._range: tuple[float, ...] = ()
         self._tight_y_hi: float | None = None  # the y top the data ask for, when the drawn one is held
-        self._last_render: tuple[Curve, float, tuple[float, ...], str, float | None] | None = None
+        self._last_render: tuple[Curve, float, tuple[float, ...], str, float | None, Alternative | None] | None = None
         self._rendered_at = -math.inf  # time.monotonic() of the last render_common
         self._title = ""
 
@@ -156,12 +161,13 @@ class TokPlot(pg.PlotItem):
         thresholds: tuple[float, ...],
         title: str,
         y_top: float | None = None,
+        alternative: Alternative | None = None,
         hold: bool = True,
     ) -> None:
         """Draw what every axis shares. On screen the title stays short (a long one would force the
         plot wider than its pane); slide exports add the scenario. `hold` keeps the y range's top
-        where it is while it still fits the data (see HOLD_DECADES)."""
-        self._last_render = (c, threshold, thresholds, title, y_top)
+        where it is while it still fits the data (see HOLD_DECADES). `alternative` is drawn dashed."""
+        self._last_render = (c, threshold, thresholds, title, y_top, alternative)
         now = time.monotonic()
         hold = hold and now - self._rendered_at < STREAM_GAP_S
         self._rendered_at = now
@@ -177,7 +183,9 @@ class TokPlot(pg.PlotItem):
             self.ceiling.set_xy(c.x, finite_or_nan(c.ceiling, runs))
             self.band.set_outline(
                 *band_outline(
-                    c.x, np.where(runs & (c.low > 0), c.low, Y_MIN), np.where(runs & (c.high > 0), c.high, Y_MIN)
+                    c.x,
+                    np.where(runs & (c.low > 0), c.low, Y_FLOOR / 10),
+                    np.where(runs & (c.high > 0), c.high, Y_FLOOR / 10),
                 )
             )
 
@@ -191,7 +199,11 @@ class TokPlot(pg.PlotItem):
         self._tight_y_hi = y_hi
         if hold and held is not None and y_hi <= held <= y_hi + HOLD_DECADES:
             y_hi = held
+        mx = c.marker_x
+        my = float(np.interp(log10(mx), np.log10(c.x), c.decode)) if c.x[0] <= mx <= c.x[-1] else 0.0
         y_lo = log10(Y_MIN)
+        if 0 < my < Y_MIN * 1.5:  # the scenario's own point stays in view, clear of the legend under it
+            y_lo = max(math.floor(2 * log10(my / 8)) / 2, log10(Y_FLOOR))
         if (x0, x1, y_lo, y_hi) != self._range:  # re-ranging re-lays out the axes: only when it moved
             self._range = (x0, x1, y_lo, y_hi)
             self.setXRange(x0, x1, padding=0.02)
@@ -206,28 +218,15 @@ class TokPlot(pg.PlotItem):
         ]
         self.threshold.setValue(log10(threshold))
 
-        end = log10(float(c.x[-1])) + 1.0  # past the right edge of the view
-        spans = []
-        if c.cliff_x is not None:
-            cliff_end = log10(c.no_run_x) if c.no_run_x else end
-            spans.append((log10(c.cliff_x), cliff_end, theme.CLIFF_BRUSH, self.cliff_pen))
-        if c.no_run_x is not None:
-            spans.append((log10(c.no_run_x), end, theme.NO_RUN_BRUSH, None))
+        # The offload cliff, the disk zone and the no-run zone, each named inside itself.
+        spans, zone_labels = zones(c, log10(float(c.x[-1])) + 1.0, y_hi, self.cliff_pen)
         self.cliff.set_spans(spans)
-        # Each zone's name stays inside its zone (left out where the zone is too narrow for it).
-        for start, stop, text, color, bold, dy in (
-            (c.cliff_x, c.no_run_x, "offload cliff →", theme.CLIFF, True, 0.0),
-            (c.no_run_x, None, "does not run", theme.AXIS, False, 0.4),
-        ):
-            if start is not None:
-                zone = (log10(start), log10(stop) if stop else end)
-                labels.append(Label(zone[0], y_hi - dy, f" {text} ", color, (0.0, 0.0), bold, zone=zone))
-        self.labels.set_labels(labels)
+        if self.alternative.alternative is not alternative:  # the store hands back the same one until it changes
+            self.alternative.show_alternative(alternative, self.legend)
+        self.labels.set_labels(labels + zone_labels)
         if self.readout.isVisible() and self._hover_x is not None:  # undo, a pick...: the readout follows
             self.show_readout(int(np.clip(np.searchsorted(np.log10(c.x), self._hover_x), 0, len(c.x) - 1)))
 
-        mx = c.marker_x
-        my = float(np.interp(log10(mx), np.log10(c.x), c.decode)) if c.x[0] <= mx <= c.x[-1] else 0.0
         self.marker.set_point((log10(mx), log10(my)) if my > 0 else None)
 
     def settle_range(self) -> None:
@@ -338,11 +337,17 @@ class TokPlot(pg.PlotItem):
         c = self.curve_data
         assert c is not None
         if not c.runs[i]:
-            return f"{self.format_x(float(c.x[i]))}\ndoes not run"
-        place = "fits fast memory" if c.fits[i] else "spills to host memory"
+            return f"{self.format_x(float(c.x[i]))}\ndoes not run{self.alternative.readout(i)}"
+        place = (
+            "fits fast memory"
+            if c.fits[i]
+            else "streams weights from disk"
+            if c.from_disk[i]
+            else "spills to host memory"
+        )
         return (
             f"{self.format_x(float(c.x[i]))}\n{c.decode[i]:.1f} tok/s realistic ({c.low[i]:.1f}–{c.high[i]:.1f})"
-            f"\n{c.ceiling[i]:.1f} tok/s ceiling\n{c.total_gb[i]:.1f} GB, {place}"
+            f"\n{c.ceiling[i]:.1f} tok/s ceiling\n{c.total_gb[i]:.1f} GB, {place}{self.alternative.readout(i)}"
         )
 
     def format_x(self, x: float) -> str:

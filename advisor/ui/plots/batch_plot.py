@@ -36,7 +36,8 @@ class BatchPlot(TokPlot):
         w = snap.session.scenario.workload
         c = snap.curves["batch"]
         top = float(np.nanmax(np.where(c.runs, np.maximum(c.aggregate, c.ceiling), np.nan))) if c.runs.any() else 10.0
-        self.render_common(c, w.interactive_tok_s, w.feel_thresholds, self.base_title, y_top=top)
+        alt = snap.alternatives.get("batch")
+        self.render_common(c, w.interactive_tok_s, w.feel_thresholds, self.base_title, y_top=top, alternative=alt)
         self.show_published(snap.published["batch"])
         self.aggregate.set_xy(c.x, finite_or_nan(c.aggregate, c.runs))
         cross = snap.result.crossover_batch

@@ -21,7 +21,13 @@ class ContextPlot(TokPlot):
 
     def show_snapshot(self, snap: Snapshot) -> None:
         w = snap.session.scenario.workload
-        self.render_common(snap.curves["context"], w.interactive_tok_s, w.feel_thresholds, self.base_title)
+        self.render_common(
+            snap.curves["context"],
+            w.interactive_tok_s,
+            w.feel_thresholds,
+            self.base_title,
+            alternative=snap.alternatives.get("context"),
+        )
         self.show_measured(*self.measured_points(snap))
         self.show_published(snap.published["context"], x_min=float(snap.curves["context"].x[0]))
 

@@ -37,7 +37,13 @@ class ParamsPlot(TokPlot):
 
     def show_snapshot(self, snap: Snapshot) -> None:
         w = snap.session.scenario.workload
-        self.render_common(snap.curves["params"], w.interactive_tok_s, w.feel_thresholds, self.base_title)
+        self.render_common(
+            snap.curves["params"],
+            w.interactive_tok_s,
+            w.feel_thresholds,
+            self.base_title,
+            alternative=snap.alternatives.get("params"),
+        )
         self.show_published(snap.published["params"])
 
     def show_extras(self, extras: Extras) -> None:

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QLabel, QTextBrowser, QVBoxLayout, QWidget
 from advisor.core.evaluate import evaluate
 from advisor.core.fmt import num
 from advisor.core.published import Published, published_view
+from advisor.present.memory_text import spill_words
 from advisor.session import Session
 from advisor.ui import theme
 from advisor.ui.memory_bar import MemoryBar
@@ -119,7 +120,7 @@ class NumbersPanel(QWidget):
             g.set_value(
                 "memory",
                 f"{num(r.total_gb)} GB of {num(r.fast_capacity_gb)} GB"
-                + (f" — {num(over)} GB over" if over > 0 else ""),
+                + (f" — {spill_words(r, over)}" if over > 0 else ""),
                 QColor(theme.CLIFF) if over > 0 else None,
             )
         self.bar.set_result(r)

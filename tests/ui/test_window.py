@@ -106,10 +106,12 @@ def test_numbers_panel_shows_the_result_and_copies_it(qtbot, window: MainWindow)
     assert grid.rows[-1].color is None
     window.numbers_panel.grid.copy()
     assert QGuiApplication.clipboard().text().splitlines()[0] == f"Decode: {grid.value('decode')}"
-    # Over capacity: the memory row says by how much, in the cliff colour.
+    # Over capacity: the memory row says where the rest goes, in the cliff colour.
     window.store.update("hardware", memory_gb=4)
     r = window.store.snapshot.result
-    assert grid.value("memory").endswith(f"— {num(r.total_gb - r.fast_capacity_gb)} GB over")
+    assert r.placement is not None
+    host = r.placement.weights_host_gb + r.placement.kv_host_gb
+    assert grid.value("memory").endswith(f"— {num(host)} GB in host RAM")
     assert grid.rows[-1].color is not None and grid.rows[-1].color.name().upper() == "#D55E00"
 
 

@@ -281,4 +281,11 @@ def test_pending_rows_parse_and_stay_out_of_the_validation() -> None:
     llmfit, problems = parse_measurements((pending.parent / "llmfit-community.csv").read_text(encoding="utf-8"))
     assert llmfit and not problems
     assert all(r.source_url.startswith("https://github.com/AlexsJones/llmfit/blob/") for r in llmfit)
+    own, problems = parse_measurements((pending.parent / "own-cpu.csv").read_text(encoding="utf-8"))
+    assert own and not problems
+    cat = shipped_catalog()
+    for r in own:  # the project's own CPU runs: their method file is their source
+        assert r.source_url == "benchmarks/data/pending/own-cpu.md" and r.gpus == 0 and r.backend is Backend.CPU, r.line
+        assert r.hardware_id in cat.hardware and r.model_id in cat.models, r.line
+        assert abs(r.params_b - cat.models[r.model_id].total_params_b) <= 0.03, r.line  # the catalog shape
     assert load_dataset(shipped_catalog()).rows == _csv_rows(MEASUREMENTS_CSV)  # measurements.csv alone

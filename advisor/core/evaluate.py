@@ -8,7 +8,7 @@ from collections.abc import Callable
 from advisor.core.calibration import BACKEND_LABELS
 from advisor.core.feel import FEEL_TEXT, feel
 from advisor.core.fmt import num
-from advisor.core.inputs import backend_in_use, build_inputs, decode_band, decode_eta, realistic_band
+from advisor.core.inputs import backend_in_use, band_runs, build_inputs, decode_band, decode_eta, realistic_band
 from advisor.core.placement_words import placement_notes, placement_of, spill_text
 from advisor.core.result import Result, Step, StepTimes
 from advisor.core.roofline import Inputs, Outputs, crossover_batch, solve, weights_read_batch1
@@ -194,13 +194,24 @@ def _result(s: Scenario, inp: Inputs, out: Outputs, explain: bool = True) -> Res
     if runs and decode is not None:
         low, high = (float(v) for v in realistic_band(s, decode, ceiling or decode))
         lo, hi = decode_band(s)
-        step(
-            "Band",
-            lambda: (
-                f"measured ÷ predicted ran {lo:.2f}–{hi:.2f} (10th–90th percentile) for "
-                f"{s.hardware.kind.value} with {w.engine.value} in the validation → {num(low)}–{num(high)} tok/s"
-            ),
-        )
+        own_runs = band_runs(s)
+        if own_runs:
+            step(
+                "Band",
+                lambda: (
+                    f"measured ÷ predicted {lo:.2f}–{hi:.2f} from your {own_runs} "
+                    f"run{'s' if own_runs != 1 else ''} on this machine (narrower with more runs) "
+                    f"→ {num(low)}–{num(high)} tok/s"
+                ),
+            )
+        else:
+            step(
+                "Band",
+                lambda: (
+                    f"measured ÷ predicted ran {lo:.2f}–{hi:.2f} (10th–90th percentile) for "
+                    f"{s.hardware.kind.value} with {w.engine.value} in the validation → {num(low)}–{num(high)} tok/s"
+                ),
+            )
     cls = feel(decode, w.feel_thresholds) if decode is not None else None
     if cls is not None:
         step("Feel", lambda: f"{num(decode or 0)} tok/s per stream: {FEEL_TEXT[cls]}")

@@ -196,6 +196,15 @@ def decode_band(scenario: Scenario) -> tuple[float, float]:
     return own.band(shipped, scenario_model_key(scenario))
 
 
+def band_runs(scenario: Scenario) -> int:
+    """How many of the user's own decode runs the band rests on: 0 when it is the validation's (no own
+    calibration, a typed η, or runs of another model, whose band stays the shipped one)."""
+    own = scenario.hardware.measured
+    if own is None or scenario.workload.efficiency is not None:
+        return 0
+    return own.decode_runs if own.weight(scenario_model_key(scenario)) >= 1.0 else 0
+
+
 def realistic_band(scenario: Scenario, decode: Num, ceiling: Num) -> tuple[Num, Num]:
     """(low, high) around realistic decode figures (floats or arrays). The top stops at the ceiling:
     a measurement cannot beat it (speculation, which can, already puts decode above it)."""

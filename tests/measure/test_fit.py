@@ -129,7 +129,10 @@ def test_cpu_backend_on_a_gpu_is_not_fitted() -> None:
     with pytest.raises(FitError, match="CPU-only build"):
         fit_eta(
             base,
-            [dataclasses.replace(r, params=8.03e9, size_bytes=None) for r in parse_llama_bench(fixture_text("readme_threads_cpu.md"))],
+            [
+                dataclasses.replace(r, params=8.03e9, size_bytes=None)
+                for r in parse_llama_bench(fixture_text("readme_threads_cpu.md"))
+            ],
         )
 
 
@@ -175,3 +178,20 @@ def test_long_rows_without_flash_attention_are_noted(spark_qwen: Scenario) -> No
     assert row_scenario(spark_qwen, off[1]).workload.flash_attention is False
     assert row_scenario(spark_qwen, rows[1]).workload.flash_attention is True
     assert row_scenario(spark_qwen, unknown[1]).workload.flash_attention is spark_qwen.workload.flash_attention
+
+
+def band_text(s: Scenario) -> str:
+    return next(step.text for step in evaluate(s).steps if step.label == "Band")
+
+
+def test_the_band_step_names_your_runs_for_the_measured_model_only(spark_qwen: Scenario) -> None:
+    assert "in the validation" in band_text(spark_qwen)
+    fit = fit_eta(spark_qwen, parse_llama_bench(fixture_text("dgx_spark_qwen2.5_coder_7b_q8_0.md")))
+    assert fit.terms is not None and fit.terms.decode_runs == 5
+    calibrated = fit.apply(spark_qwen)
+    text = band_text(calibrated)
+    assert "from your 5 runs on this machine" in text and "in the validation" not in text
+    # another quant of the model is another model to the calibration: its band is the validation's
+    data = calibrated.model_dump()
+    data["quant"] = {"name": "Q4_K_M", "bits_per_weight": 4.89}
+    assert "in the validation" in band_text(Scenario.model_validate(data))

@@ -239,6 +239,16 @@ def _model_check(base: Scenario, row: BenchRow) -> str | None:
     """Why a row is not for this scenario (another model, a CPU build on a GPU, a combined test)."""
     if row.test == "pg":
         return "pp+tg mixes prefill and decode: not fitted"
+    if (why := model_mismatch(base, row)) is not None:
+        return why
+    if row.backend.strip().upper() == "CPU" and base.hardware.kind is not HardwareClass.CPU:
+        return "CPU-only build on GPU hardware: measures the CPU, not this device"
+    return None
+
+
+def model_mismatch(base: Scenario, row: BenchRow) -> str | None:
+    """Why a llama-bench row ran another model than the scenario's: its parameter count or its file size
+    (the bytes each token reads) more than 10 % off; None when it is the scenario's model and quant."""
     if row.source == "typed":
         return None
     target = base.model.total_params_b * 1e9
@@ -253,8 +263,6 @@ def _model_check(base: Scenario, row: BenchRow) -> str | None:
             f"ran a {row.size_bytes / 2**30:.2f} GiB file ({row.model or 'unnamed'}); the scenario's "
             f"{base.model.name} at {base.quant.name} is {weights / 2**30:.2f} GiB"
         )
-    if row.backend.strip().upper() == "CPU" and base.hardware.kind is not HardwareClass.CPU:
-        return "CPU-only build on GPU hardware: measures the CPU, not this device"
     return None
 
 

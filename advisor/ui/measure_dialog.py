@@ -31,15 +31,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from advisor.catalog.loader import load_catalog
+from advisor.catalog.loader import Catalog, load_catalog
 from advisor.catalog.schema import HardwareEntry
 from advisor.catalog.user_store import UserStoreError, save_entry
 from advisor.core.scenario import Scenario
 from advisor.measure.entry import apply_measured, measured_entry
-from advisor.measure.fit import Change, FitResult, RowFit, fit_eta, prediction_change
+from advisor.measure.fit import Change, FitError, FitResult, RowFit, fit_eta, prediction_change
 from advisor.measure.llama_bench import BenchError, BenchRow, parse_llama_bench, typed_row
+from advisor.measure.switch import switch_offer
 from advisor.paths import user_catalog_dir
 from advisor.ui.measure_bandwidth import WARN, BandwidthSection
+from advisor.ui.measure_switch import SwitchSection, TableRefused
 from advisor.ui.panels.hardware_panel import pick_hardware
 from advisor.ui.store import Store
 from advisor.ui.workers import SHOW_AFTER_MS, Task, failure_message
@@ -52,7 +54,7 @@ PLACEHOLDER = (
 )
 
 
-class MeasureDialog(BandwidthSection, QDialog):
+class MeasureDialog(SwitchSection, BandwidthSection, QDialog):
     def __init__(self, store: Store, parent: QWidget | None = None, hardware_panel: Any = None) -> None:
         super().__init__(parent)
         self.store = store
@@ -114,6 +116,7 @@ class MeasureDialog(BandwidthSection, QDialog):
         fit_lay.addWidget(self.table, 1)
         fit_lay.addWidget(self.summary)
         save_row = QHBoxLayout()
+        save_row.addWidget(self._switch_button())
         save_row.addStretch(1)
         save_row.addWidget(self.save_button)
         fit_lay.addLayout(save_row)
@@ -166,7 +169,7 @@ class MeasureDialog(BandwidthSection, QDialog):
         return key
 
     # --- fitting ------------------------------------------------------------------------------
-    def _begin_fit(self) -> tuple[Scenario, str, float]:
+    def _begin_fit(self) -> tuple[Scenario, str, float, Catalog, str | None]:
         """Clear the shown fit (never leave the last paste's message beside this one's rows); what to fit."""
         if self.fit_task is not None:
             self.fit_task.cancel()  # a newer fit replaces it
@@ -175,13 +178,16 @@ class MeasureDialog(BandwidthSection, QDialog):
         self.save_button.setEnabled(False)
         self._fitted_for = None
         self.summary.setText("")
-        return self.store.session.scenario, self.paste.toPlainText(), self.typed.value()
+        self._show_offer(None)
+        s = self.store.session
+        return s.scenario, self.paste.toPlainText(), self.typed.value(), self.store.catalog, s.model_id
 
     def fit(self) -> FitResult | None:
         """Parse, fit and show in the calling thread (scripts and tests; the Fit button runs start_fit)."""
-        scenario, text, typed = self._begin_fit()
+        job = self._begin_fit()
+        scenario = job[0]
         try:
-            outcome = compute_fit(scenario, text, typed)
+            outcome = compute_fit(*job)
         except Exception as err:  # any failure of a fit is its message, as from the worker
             self._fit_failed(err)
             return None
@@ -189,8 +195,9 @@ class MeasureDialog(BandwidthSection, QDialog):
 
     def start_fit(self) -> Task:
         """Fit in a worker thread; the rows and summary appear when it ends, unless cancelled first."""
-        scenario, text, typed = self._begin_fit()
-        task = Task(lambda: compute_fit(scenario, text, typed), self)
+        job = self._begin_fit()
+        scenario = job[0]
+        task = Task(lambda: compute_fit(*job), self)
         task.succeeded.connect(lambda outcome: self._fit_done(scenario, outcome))
         task.failed.connect(self._fit_failed)
         self.fit_task = task
@@ -217,6 +224,8 @@ class MeasureDialog(BandwidthSection, QDialog):
         self.rows = []
         self._show_rows([], [])
         self._error(failure_message(err))
+        if isinstance(err, TableRefused):  # another model's table: offer to switch to it
+            self._show_offer(err.offer)
 
     def _fit_done(self, scenario: Scenario, outcome: tuple[list[BenchRow], FitResult, Change]) -> FitResult:
         self.fit_task = None
@@ -332,14 +341,23 @@ class MeasureDialog(BandwidthSection, QDialog):
         super().closeEvent(event)
 
 
-def compute_fit(scenario: Scenario, text: str, typed: float) -> tuple[list[BenchRow], FitResult, Change]:
-    """The pasted rows (and a typed figure), the fit and what it changes: pure, run in a worker."""
+def compute_fit(
+    scenario: Scenario, text: str, typed: float, catalog: Catalog | None = None, model_id: str | None = None
+) -> tuple[list[BenchRow], FitResult, Change]:
+    """The pasted rows (and a typed figure), the fit and what it changes: pure, run in a worker. A table
+    refused as another model raises TableRefused with the catalog pick it matches."""
     rows = parse_llama_bench(text) if text.strip() else []
     if typed > 0:
         rows.append(typed_row(typed, scenario.workload.context))
     if not rows:
         raise BenchError("paste llama-bench output, or type a decode speed you measured")
-    fit = fit_eta(scenario, rows)
+    try:
+        fit = fit_eta(scenario, rows)
+    except FitError as err:
+        offer = switch_offer(scenario, rows, catalog.models, catalog.quants, model_id) if catalog else None
+        if offer is not None:
+            raise TableRefused(str(err), offer) from err
+        raise
     return rows, fit, prediction_change(scenario, fit)
 
 

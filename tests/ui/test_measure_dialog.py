@@ -234,3 +234,67 @@ def test_a_hostile_paste_in_the_worker_is_one_message(window: MainWindow, qtbot,
     text = dialog.summary.text()
     assert text and "Traceback" not in text and dialog.fit_button.isEnabled() and not dialog.save_button.isEnabled()
     task.wait(5000)
+
+
+def use_spark_qwen_at(window: MainWindow, quant_id: str) -> None:
+    use_spark_qwen(window)
+    q = window.store.catalog.quants[quant_id]
+    data = window.store.session.model_dump()
+    data["scenario"]["quant"] = to_quant(q).model_dump()
+    data["quant_id"] = quant_id
+    assert window.store.set_session(data, "test quant")
+
+
+def test_a_table_of_another_quant_offers_to_switch_and_then_fits(window: MainWindow, qtbot) -> None:  # type: ignore[no-untyped-def]
+    use_spark_qwen_at(window, "q4_k_m")
+    store = window.store
+    dialog = MeasureDialog(store, window, window.hardware_panel)
+    qtbot.addWidget(dialog)
+    dialog.paste.setPlainText(fixture_text("dgx_spark_qwen2.5_coder_7b_q8_0.md"))
+    task = dialog.start_fit()  # the worker's refusal carries the offer
+    with qtbot.waitSignal(task.failed, timeout=20_000):
+        pass
+    text = dialog.summary.text()
+    assert "ran a 7.54 GiB file (qwen2 7B Q8_0)" in text and "at Q4_K_M is 4.33 GiB" in text
+    assert "Qwen2.5-Coder 7B Q8_0" in text
+    assert not dialog.save_button.isEnabled()
+    assert not dialog.switch_button.isHidden() and dialog.switch_button.text() == "Switch to Qwen2.5-Coder 7B Q8_0"
+    task.wait(5000)
+
+    undo_depth = len(store._undo)
+    dialog.switch_button.click()
+    assert store.session.model_id == "qwen2.5-coder-7b" and store.session.quant_id == "q8_0"
+    assert store.session.scenario.quant.name == "Q8_0"
+    assert len(store._undo) == undo_depth + 1 and "Qwen2.5-Coder 7B Q8_0" in store.undo_text()
+    refit = dialog.fit_task
+    assert refit is not None and dialog.switch_button.isHidden()
+    with qtbot.waitSignal(refit.succeeded, timeout=20_000):
+        pass
+    fit = dialog.fit_result
+    assert fit is not None and fit.decode is not None and fit.decode.n == 5 and not fit.skipped
+    assert dialog.save_button.isEnabled() and dialog.save_button.text().startswith("Save as")
+    refit.wait(5000)
+
+    store.undo()  # the switch was one edit: undo brings back the quant, and the fit no longer saves
+    assert store.session.quant_id == "q4_k_m" and store.session.scenario.quant.name == "Q4_K_M"
+    assert not dialog.save_button.isEnabled()
+
+
+def test_a_table_with_no_catalog_match_says_so_without_a_button(window: MainWindow, qtbot) -> None:  # type: ignore[no-untyped-def]
+    use_spark_qwen(window)
+    dialog = MeasureDialog(window.store, window, window.hardware_panel)
+    qtbot.addWidget(dialog)
+    dialog.paste.setPlainText(
+        "| model | size | params | backend | ngl | test | t/s |\n"
+        "| --- | ---: | ---: | --- | --: | ---: | ---: |\n"
+        "| llama 17B Q4_K - Medium | 9.70 GiB | 17.00 B | CUDA | 99 | tg128 | 20.00 ± 0.10 |\n"
+    )
+    assert dialog.fit() is None
+    text = dialog.summary.text()
+    assert "ran a 17.00 B model" in text and "No catalog model and quant match" in text
+    assert dialog.switch_button.isHidden() and not dialog.save_button.isEnabled()
+    assert not dialog.switch_to_table_model()
+    # a table of the scenario's own model afterwards: no leftover offer
+    dialog.paste.setPlainText(fixture_text("dgx_spark_qwen2.5_coder_7b_q8_0.md"))
+    assert dialog.fit() is not None
+    assert dialog.switch_button.isHidden() and "No catalog model" not in dialog.summary.text()

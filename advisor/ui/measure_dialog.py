@@ -148,8 +148,9 @@ class MeasureDialog(SwitchSection, BandwidthSection, QDialog):
             f"For <b>{escape(s.hardware.name)}</b> running <b>{escape(s.model.name)}</b> at "
             f"<b>{escape(s.quant.name)}</b> ({s.quant.bits_per_weight:g} bits per weight). Run llama-bench with "
             "that model file on that machine, paste its output, and the advisor fits the share of bandwidth "
-            "(η decode) and of compute (η prefill) your machine really gets. Saved, η means exactly "
-            "η × ceiling from then on, whenever you pick this hardware."
+            "(η decode) and of compute (η prefill) your machine really gets. Saved, it becomes a factor on the "
+            "fitted model for this machine (in full for the model you measured, a quarter of it for others), "
+            "whenever you pick this hardware."
         )
         self.typed_label.setText(
             f"…or a decode speed you measured for this scenario (at its {s.workload.context:,}-token context):"

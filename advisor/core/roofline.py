@@ -20,6 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from advisor.core.placement import _a, attention_flops, expert_read_share, kv_per_stream, place
+from advisor.core.prefill import CPU_INT8_GAIN, OFFLOAD_MIN_BATCH, PREFILL_UBATCH, prefill_terms
 from advisor.core.roofline_inputs import Inputs, Num
 
 __all__ = [
@@ -33,13 +34,6 @@ __all__ = [
     "solve",
     "weights_read_batch1",
 ]
-
-# llama.cpp prefills in micro-batches of this many tokens; with layers left in host memory it
-# copies those weights over the host link once per micro-batch.
-PREFILL_UBATCH = 512
-# llama.cpp copies host-resident weights to the GPU for a batch of at least this many tokens and
-# computes smaller batches on the host CPU (ggml's op-offload threshold, GGML_OP_OFFLOAD_MIN_BATCH).
-OFFLOAD_MIN_BATCH = 32
 
 Arr = NDArray[np.float64]
 
@@ -131,49 +125,6 @@ def crossover_batch(inp: Inputs) -> Arr:
     denom = flop_time - kv / _a(inp.fast_bw)
     safe = np.where(denom > 0, denom, 1.0)
     return np.where(denom > 0, (weights / _a(inp.fast_bw)) / safe, np.nan)
-
-
-def _prefill(
-    inp: Inputs,
-    link_bytes: Arr,
-    disk_bytes: Arr,
-    host_attn: Arr,
-    quantized: NDArray[np.bool_],
-    host_weight_flops: Arr,
-) -> tuple[Arr, Arr, Arr, Arr, Arr]:
-    """Compute-bound: weight matmuls realize η_c (less for quantized weights and for MoE experts, which
-    see few tokens each); attention realizes η_c at α times its FLOP count; the prompt's tokens sit on
-    average halfway into it. Weights left in host memory cross the link once per micro-batch (those on
-    disk are read from it each time too), unless a micro-batch is below OFFLOAD_MIN_BATCH tokens: then the
-    host CPU computes them (`host_weight_flops` per token). Attention over a KV cache held on the host
-    (-nkvo) runs on the host CPU (`host_attn`: its share of the attention FLOP)."""
-    prompt = _a(inp.prompt)
-    start = np.maximum(_a(inp.context) - prompt, 0)
-    compute_eta = _a(inp.compute_eta)
-    matmul_eta = (
-        compute_eta
-        * np.where(quantized, _a(inp.prefill_quant_eta), 1.0)
-        * np.where(_a(inp.expert_bytes) > 0, _a(inp.prefill_moe_eta), 1.0)
-    )
-    matmul = 2.0 * _a(inp.active_params)
-    attn = attention_flops(inp, start + prompt / 2)
-    t_prefill = prompt * (matmul / matmul_eta + _a(inp.prefill_attn_factor) * attn / compute_eta) / _a(inp.flops)
-    batches = np.ceil(np.maximum(prompt, 1) / PREFILL_UBATCH)
-    disk_bw = _a(inp.disk_bw)
-    t_link = batches * (
-        link_bytes / _a(inp.link_bw) + np.where(disk_bw > 0, disk_bytes / np.where(disk_bw > 0, disk_bw, 1.0), 0.0)
-    )
-    on_host = (np.minimum(np.maximum(prompt, 1), PREFILL_UBATCH) < OFFLOAD_MIN_BATCH) & np.isfinite(_a(inp.host_flops))
-    t_link = np.where(on_host, prompt * host_weight_flops / _a(inp.host_flops), t_link)
-    t_prefill = t_prefill + prompt * host_attn * attn / (_a(inp.host_flops) * _a(inp.cpu_attn_share))
-    # tensor split: each micro-batch's all-reduces, and every prompt token's activations through them
-    t_link = t_link + _a(inp.allreduces) * (
-        batches * _a(inp.allreduce_time) + prompt * 2.0 * _a(inp.hidden) * _a(inp.allreduce_share) / _a(inp.peer_bw)
-    )
-    estimate = np.maximum(prompt, 1) / np.maximum(t_prefill + t_link, 1e-30)
-    measured = _a(inp.prefill_rate)
-    rate = np.where(np.isnan(measured), estimate, measured)
-    return rate, matmul * np.ones_like(rate), attn * np.ones_like(rate), matmul_eta * np.ones_like(rate), t_link
 
 
 def _placement_code(inp: Inputs) -> Arr:
@@ -282,9 +233,14 @@ def _solve(inp: Inputs) -> Outputs:
         _a(inp.allreduce_time) + streams * 2.0 * _a(inp.hidden) * _a(inp.allreduce_share) / _a(inp.peer_bw)
     )
     t_token = t_token + t_sync  # tensor split's all-reduces are part of the fixed time of a step
-    per_token_flops = 2.0 * _a(inp.active_params) + attn_flops
-    t_compute = streams * per_token_flops / (flops * _a(inp.compute_eta))
-    t_compute_ceiling = streams * per_token_flops / flops
+    # On a CPU-only machine the weight matmuls of quantized weights run on int8 dot products, and
+    # attention is the memory side's own term (t_attn below)
+    on_cores = _a(inp.on_cores) > 0
+    gain = np.where(on_cores & quantized, CPU_INT8_GAIN, 1.0)
+    weight_flops = 2.0 * _a(inp.active_params)
+    per_token_flops = weight_flops + attn_flops
+    t_compute = streams * (weight_flops / gain + np.where(on_cores, 0.0, attn_flops)) / (flops * _a(inp.compute_eta))
+    t_compute_ceiling = streams * (weight_flops / gain + attn_flops) / flops
     # Batched decode below the crossover is not quite free: each extra stream adds its own per-sequence
     # work (sampling, bookkeeping, small kernels) to the step.
     t_streams = np.maximum(streams - 1, 0) * _a(inp.stream_time)
@@ -324,7 +280,7 @@ def _solve(inp: Inputs) -> Outputs:
     kv_mode = _a(inp.kv_host) > 0
     # with -nkvo the cache stays put and its attention runs on the host; a host layer's KV crosses with it
     link_bytes = weights_host - disk_stored + np.where(kv_mode, 0.0, kv_host)
-    prefill, matmul_flops, prefill_attn, matmul_eta, t_link = _prefill(
+    prefill, matmul_flops, prefill_attn, matmul_eta, t_link = prefill_terms(
         inp, link_bytes, disk_stored, np.where(kv_mode, kv_share, 0.0), quantized, weight_flops_host
     )
 

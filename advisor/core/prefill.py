@@ -1,0 +1,70 @@
+"""Prefill: compute-bound, the prompt's tokens through the weights and attention in micro-batches,
+with host-resident weights copied over the link per micro-batch (or computed by the host CPU for a
+short prompt) and a tensor split's all-reduces."""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from advisor.core.placement import _a, attention_flops
+from advisor.core.roofline_inputs import Inputs
+
+Arr = NDArray[np.float64]
+
+# llama.cpp prefills in micro-batches of this many tokens; with layers left in host memory it
+# copies those weights over the host link once per micro-batch.
+PREFILL_UBATCH = 512
+# llama.cpp copies host-resident weights to the GPU for a batch of at least this many tokens and
+# computes smaller batches on the host CPU (ggml's op-offload threshold, GGML_OP_OFFLOAD_MIN_BATCH).
+OFFLOAD_MIN_BATCH = 32
+# A CPU's int8 dot-product instructions (AVX-VNNI / AVX-512 VNNI vpdpbusd, Arm NEON sdot) do four 8-bit
+# multiply-adds in each 32-bit lane where an FP32 FMA does one; llama.cpp multiplies quantized weights by
+# 8-bit activations on them, so a CPU's matmul peak on quantized weights is this many times its FP32 peak.
+CPU_INT8_GAIN = 4.0
+
+
+def prefill_terms(
+    inp: Inputs,
+    link_bytes: Arr,
+    disk_bytes: Arr,
+    host_attn: Arr,
+    quantized: NDArray[np.bool_],
+    host_weight_flops: Arr,
+) -> tuple[Arr, Arr, Arr, Arr, Arr]:
+    """Compute-bound: weight matmuls realize η_c (less for quantized weights and for MoE experts, which
+    see few tokens each); attention realizes η_c at α times its FLOP count; the prompt's tokens sit on
+    average halfway into it. Weights left in host memory cross the link once per micro-batch (those on
+    disk are read from it each time too), unless a micro-batch is below OFFLOAD_MIN_BATCH tokens: then the
+    host CPU computes them (`host_weight_flops` per token). Attention over a KV cache held on the host
+    (-nkvo) runs on the host CPU (`host_attn`: its share of the attention FLOP)."""
+    prompt = _a(inp.prompt)
+    start = np.maximum(_a(inp.context) - prompt, 0)
+    compute_eta = _a(inp.compute_eta)
+    on_cores = _a(inp.on_cores) > 0
+    matmul_eta = (
+        compute_eta
+        * np.where(quantized, _a(inp.prefill_quant_eta), 1.0)
+        * np.where(_a(inp.expert_bytes) > 0, _a(inp.prefill_moe_eta), 1.0)
+        * np.where(on_cores & quantized, CPU_INT8_GAIN, 1.0)
+    )
+    attn_eta = compute_eta * np.where(on_cores, _a(inp.cpu_attn_share), 1.0)
+    matmul = 2.0 * _a(inp.active_params)
+    attn = attention_flops(inp, start + prompt / 2)
+    t_prefill = prompt * (matmul / matmul_eta + _a(inp.prefill_attn_factor) * attn / attn_eta) / _a(inp.flops)
+    batches = np.ceil(np.maximum(prompt, 1) / PREFILL_UBATCH)
+    disk_bw = _a(inp.disk_bw)
+    t_link = batches * (
+        link_bytes / _a(inp.link_bw) + np.where(disk_bw > 0, disk_bytes / np.where(disk_bw > 0, disk_bw, 1.0), 0.0)
+    )
+    on_host = (np.minimum(np.maximum(prompt, 1), PREFILL_UBATCH) < OFFLOAD_MIN_BATCH) & np.isfinite(_a(inp.host_flops))
+    t_link = np.where(on_host, prompt * host_weight_flops / _a(inp.host_flops), t_link)
+    t_prefill = t_prefill + prompt * host_attn * attn / (_a(inp.host_flops) * _a(inp.cpu_attn_share))
+    # tensor split: each micro-batch's all-reduces, and every prompt token's activations through them
+    t_link = t_link + _a(inp.allreduces) * (
+        batches * _a(inp.allreduce_time) + prompt * 2.0 * _a(inp.hidden) * _a(inp.allreduce_share) / _a(inp.peer_bw)
+    )
+    estimate = np.maximum(prompt, 1) / np.maximum(t_prefill + t_link, 1e-30)
+    measured = _a(inp.prefill_rate)
+    rate = np.where(np.isnan(measured), estimate, measured)
+    return rate, matmul * np.ones_like(rate), attn * np.ones_like(rate), matmul_eta * np.ones_like(rate), t_link

@@ -46,12 +46,23 @@ def kinds() -> list[tuple[str, str, Pred]]:
         ("depth 0", lambda c: c.kind == "depth 0"),
         ("depth sweep", lambda c: c.kind == "depth sweep"),
         ("offload", lambda c: c.kind == "offload"),
+        ("  layers", lambda c: c.kind == "offload" and placement_of(c) == "layers"),
+        ("  experts", lambda c: c.kind == "offload" and placement_of(c) == "experts"),
+        ("  KV -nkvo", lambda c: c.kind == "offload" and placement_of(c) == "kv"),
         ("batch", lambda c: c.kind == "batch"),
         ("MoE", lambda c: c.moe),
         ("multi-GPU", lambda c: c.scenario.hardware.devices > 1),
         ("CPU only", lambda c: c.hw_class is HardwareClass.CPU),
     ]
     return [("tg", g, p) for g, p in tg] + [("pp", "all", lambda c: True)]
+
+
+def placement_of(c: Case) -> str:
+    """How an offload row placed things: the KV cache on the host, experts first, or whole layers."""
+    w = c.scenario.workload
+    if w.offload == "kv":
+        return "kv"
+    return "experts" if w.cpu_moe_layers is not None or w.offload == "experts" else "layers"
 
 
 def vendor_of(c: Case) -> str:

@@ -20,65 +20,72 @@ from advisor.core.terms import (
 
 FITTED_TERMS: dict[tuple[HardwareClass, Engine], ClassTerms] = {
     (HardwareClass.DISCRETE_GPU, Engine.LLAMA_CPP): ClassTerms(
-        DecodeTerms(eta=0.823, token_ms=1.4, kv_factor=1.07,
-                    dequant_flop=3.07, stream_ms=0.0,
-                    band=(0.8, 1.21)),
-        PrefillTerms(eta=0.869, quant_factor=0.778, attn_factor=0.274, moe_factor=0.294),
-        fitted=True, rows=154),
+        DecodeTerms(eta=0.787, token_ms=1.37, kv_factor=1.14,
+                    dequant_flop=2.0, stream_ms=0.0,
+                    band=(0.716, 1.29)),
+        PrefillTerms(eta=0.869, quant_factor=0.776, attn_factor=0.28, moe_factor=0.291),
+        fitted=True, rows=158),
     (HardwareClass.UNIFIED, Engine.LLAMA_CPP): ClassTerms(
-        DecodeTerms(eta=0.891, token_ms=2.72, kv_factor=1.35,
-                    dequant_flop=4.61, stream_ms=0.637,
-                    band=(0.81, 1.212)),
-        PrefillTerms(eta=0.606, quant_factor=0.859, attn_factor=1.77, moe_factor=0.294),
+        DecodeTerms(eta=0.87, token_ms=2.68, kv_factor=1.35,
+                    dequant_flop=4.02, stream_ms=0.631,
+                    band=(0.83, 1.308)),
+        PrefillTerms(eta=0.604, quant_factor=0.858, attn_factor=1.61, moe_factor=0.291),
         fitted=True, rows=121),
     (HardwareClass.UNIFIED, Engine.MLX): ClassTerms(
-        DecodeTerms(eta=0.988, token_ms=0.214, kv_factor=1.35,
-                    dequant_flop=4.61, stream_ms=0.637,
-                    band=(0.817, 1.206)),
+        DecodeTerms(eta=0.98, token_ms=0.35, kv_factor=1.35,
+                    dequant_flop=4.02, stream_ms=0.631,
+                    band=(0.834, 1.304)),
         PrefillTerms(eta=0.55, quant_factor=1.0, attn_factor=1.0, moe_factor=1.0),
         fitted=True, rows=10),
+    (HardwareClass.CPU, Engine.LLAMA_CPP): ClassTerms(
+        DecodeTerms(eta=0.652, token_ms=7.99, kv_factor=8.0,
+                    dequant_flop=0.0137, stream_ms=0.0,
+                    band=(0.304, 1.274)),
+        PrefillTerms(eta=0.401, quant_factor=0.453, attn_factor=1.0, moe_factor=0.291),
+        fitted=True, rows=9),
 }
-FITTED_HOST_ETA = 0.52
-FITTED_EXPERT_SPREAD = 0.728
+FITTED_HOST_ETA = 0.56
+FITTED_EXPERT_SPREAD = 0.725
 FITTED_UNFUSED_ATTN_ETA = 0.0103
-FITTED_CPU_ATTN_SHARE = 1.0
-FITTED_MOE_TOKEN = 2.12
+FITTED_CPU_ATTN_SHARE = 0.999
+FITTED_MOE_TOKEN = 2.13
 FITTED_ERA_TOKEN: dict[BuildEra, float] = {
-    BuildEra.BEFORE_2024_05: 1.7,
-    BuildEra.MAY_TO_DEC_2024: 1.62,
+    BuildEra.BEFORE_2024_05: 1.65,
+    BuildEra.MAY_TO_DEC_2024: 1.55,
 }
 FITTED_BACKENDS: dict[Backend, BackendTerms] = {
-    Backend.METAL: BackendTerms(decode=0.987, prefill=1.25, rows=91),
-    Backend.ROCM: BackendTerms(decode=0.838, prefill=0.853, rows=20),
-    Backend.SYCL: BackendTerms(decode=1.02, prefill=1.0, rows=3),
-    Backend.VULKAN: BackendTerms(decode=0.92, prefill=0.577, rows=93),
+    Backend.CPU: BackendTerms(decode=1.01, prefill=1.0, rows=19),
+    Backend.METAL: BackendTerms(decode=0.998, prefill=1.24, rows=91),
+    Backend.ROCM: BackendTerms(decode=0.851, prefill=0.86, rows=20),
+    Backend.SYCL: BackendTerms(decode=1.01, prefill=1.0, rows=3),
+    Backend.VULKAN: BackendTerms(decode=0.933, prefill=0.58, rows=93),
 }
 FITTED_MACHINES: dict[str, MachineTerms] = {
-    "AMD Ryzen AI Max+ 395 (Strix Halo) @ 256 GB/s": MachineTerms(decode=0.998, rows=24),
-    "NVIDIA GeForce RTX 3090 @ 936 GB/s": MachineTerms(decode=0.966, rows=28),
-    "NVIDIA GeForce RTX 4090 @ 1008 GB/s": MachineTerms(decode=1.04, rows=44),
-    "NVIDIA GeForce RTX 5090 @ 1792 GB/s": MachineTerms(decode=0.973, rows=5),
-    "NVIDIA RTX PRO 6000 Blackwell Workstation Edition @ 1792 GB/s": MachineTerms(decode=1.05, rows=5),
+    "AMD Ryzen AI Max+ 395 (Strix Halo) @ 256 GB/s": MachineTerms(decode=0.992, rows=24),
+    "NVIDIA GeForce RTX 3090 @ 936 GB/s": MachineTerms(decode=0.984, rows=28),
+    "NVIDIA GeForce RTX 4090 @ 1008 GB/s": MachineTerms(decode=1.06, rows=44),
+    "NVIDIA GeForce RTX 5090 @ 1792 GB/s": MachineTerms(decode=0.969, rows=5),
+    "NVIDIA RTX PRO 6000 Blackwell Workstation Edition @ 1792 GB/s": MachineTerms(decode=1.06, rows=5),
 }
 FITTED_GENERATIONS: dict[str, MachineTerms] = {
     "AMD RDNA 2": MachineTerms(decode=1.03, rows=1),
-    "AMD RDNA 3": MachineTerms(decode=1.02, rows=46),
-    "AMD RDNA 4": MachineTerms(decode=1.22, rows=3),
-    "Apple M1": MachineTerms(decode=0.954, rows=13),
-    "Apple M2": MachineTerms(decode=0.981, rows=28),
-    "Apple M3": MachineTerms(decode=1.1, rows=10),
-    "Apple M4": MachineTerms(decode=1.0, rows=11),
-    "Intel Alchemist": MachineTerms(decode=0.32, rows=9),
-    "Intel Battlemage": MachineTerms(decode=0.85, rows=1),
-    "NVIDIA Ada": MachineTerms(decode=1.07, rows=48),
-    "NVIDIA Ampere": MachineTerms(decode=1.02, rows=37),
-    "NVIDIA Blackwell": MachineTerms(decode=1.07, rows=62),
+    "AMD RDNA 3": MachineTerms(decode=1.03, rows=46),
+    "AMD RDNA 4": MachineTerms(decode=1.23, rows=3),
+    "Apple M1": MachineTerms(decode=0.96, rows=13),
+    "Apple M2": MachineTerms(decode=0.983, rows=28),
+    "Apple M3": MachineTerms(decode=1.09, rows=10),
+    "Apple M4": MachineTerms(decode=0.992, rows=11),
+    "Intel Alchemist": MachineTerms(decode=0.337, rows=9),
+    "Intel Battlemage": MachineTerms(decode=0.852, rows=1),
+    "NVIDIA Ada": MachineTerms(decode=1.09, rows=48),
+    "NVIDIA Ampere": MachineTerms(decode=1.01, rows=41),
+    "NVIDIA Blackwell": MachineTerms(decode=1.08, rows=62),
     "NVIDIA Pascal": MachineTerms(decode=1.0, rows=2),
-    "NVIDIA Turing": MachineTerms(decode=0.957, rows=14),
+    "NVIDIA Turing": MachineTerms(decode=0.975, rows=14),
 }
 FITTED_NOTES: tuple[str, ...] = (
-    "fitted on 288 decode + 182 prefill rows, the training part of the 667 usable measurements "
-    "(47 rows marked excluded in the file are left out)",
+    "fitted on 298 decode + 193 prefill rows, the training part of the 731 usable measurements "
+    "(61 rows marked excluded in the file are left out)",
     "backend factors: CUDA is the reference (1.0); the others are pulled toward 1 as if by 4 "
     "extra rows at 1.0",
     "bands: 10th/90th percentile of measured ÷ predicted decode over the usable rows of the "

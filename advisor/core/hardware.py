@@ -34,6 +34,11 @@ DEFAULT_HOST_LINK_GBPS = 32.0  # PCIe 4.0 x16, one direction
 # about a quarter: 30 GFLOPS per thread.
 DEFAULT_HOST_THREADS = 8
 DEFAULT_HOST_GFLOPS_PER_THREAD = 30.0
+# What one core's loads pull from DRAM: a core keeps only so many cache-line misses in flight, so a
+# CPU-only run on few threads cannot reach the memory's bandwidth. 12.1 GB/s is one core of the
+# project's own Ice Lake-SP VM (benchmarks/data/own-cpu.md, 23.6 GB/s with both); desktop cores read
+# somewhat faster, so it is an estimate that binds only when few threads share wide memory.
+CORE_READ_GBPS = 12.1
 # A PCIe 4.0 NVMe SSD's sequential read (most read 3-7 GB/s): where llama.cpp's mmap reads weights
 # that do not fit in RAM from, each token.
 DEFAULT_DISK_READ_GBPS = 3.5

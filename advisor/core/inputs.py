@@ -9,7 +9,7 @@ import numpy as np
 
 from advisor.core.calibration import CALIBRATION, Calibration, generation_key, resolve_backend, terms_for
 from advisor.core.efficiency import Engine
-from advisor.core.hardware import HardwareClass
+from advisor.core.hardware import CORE_READ_GBPS, HardwareClass
 from advisor.core.kv import kv_shape
 from advisor.core.measured import model_key
 from advisor.core.model import ModelArch
@@ -261,6 +261,15 @@ def host_threads(scenario: Scenario) -> int:
     return w.threads if w.threads is not None else scenario.hardware.host_threads
 
 
+def fast_read_gbps(scenario: Scenario) -> float:
+    """The bandwidth weights stream at: the datasheet's, and on a CPU-only machine no more than its
+    threads' cores can pull (CORE_READ_GBPS each)."""
+    hw = scenario.hardware
+    if hw.kind is not HardwareClass.CPU:
+        return hw.fast_bandwidth_gbps
+    return min(hw.fast_bandwidth_gbps, min(host_threads(scenario), hw.host_threads) * CORE_READ_GBPS)
+
+
 def core_share(scenario: Scenario) -> float:
     """A CPU-only machine computes with the threads it is given: fewer than its physical cores reach
     that share of its vector peak (more threads than cores add nothing). Other machines: 1."""
@@ -290,7 +299,7 @@ def build_inputs(scenario: Scenario, calibration: Calibration | None = None, **o
         host_bw = min(host_bw, hw.host_link_gbps * GB)
     spec = w.speculative
     fields: dict[str, Any] = dict(
-        fast_bw=hw.fast_bandwidth_gbps * GB,
+        fast_bw=fast_read_gbps(scenario) * GB,
         host_bw=host_bw,
         host_eta=cal.host_eta,
         fast_cap=max(hw.fast_capacity_gb - w.overhead_gb, 0.0) * GB,

@@ -155,7 +155,8 @@ def build_case(row: Measurement, catalog: Catalog, specs: Mapping[str, HardwareS
     kv_host = "nkvo 1" in row.notes  # llama.cpp -nkvo 1: the KV cache in host RAM, attended by the host CPU
     # -ot exps=CPU and --cpu-moe put every layer's experts in host RAM (--n-cpu-moe N: the first N layers')
     all_experts = row.n_cpu_moe == 0 and ("exps=CPU" in row.notes or "--cpu-moe" in row.notes)
-    weights_on_host = (
+    # a CPU-only machine's RAM is its one pool: -ngl 0 there places nothing on a host
+    weights_on_host = hardware.kind is not HardwareClass.CPU and (
         (ngl is not None and ngl < ALL_LAYERS and (layers is None or ngl < layers)) or row.n_cpu_moe > 0 or all_experts
     )
     on_host = weights_on_host or kv_host
@@ -184,7 +185,7 @@ def build_case(row: Measurement, catalog: Catalog, specs: Mapping[str, HardwareS
         work["backend"] = row.backend
     if row.flash_attn is False and engine is Engine.LLAMA_CPP:
         work["flash_attention"] = False
-    if ngl is not None:
+    if ngl is not None and hardware.kind is not HardwareClass.CPU:
         # -ngl 99 means every layer on the GPU: force it, so the capacity model never spills a run
         # that demonstrably fitted.
         work["gpu_layers"] = min(ngl, layers or 1000) if ngl < ALL_LAYERS else (layers or 1000)

@@ -9,12 +9,13 @@ from advisor.core.curves import curve
 from advisor.core.efficiency import Engine
 from advisor.core.evaluate import evaluate
 from advisor.core.feel import Feel, feel
-from advisor.core.hardware import Hardware, HardwareClass
-from advisor.core.inputs import split_params
+from advisor.core.hardware import CORE_READ_GBPS, Hardware, HardwareClass
+from advisor.core.inputs import fast_read_gbps, split_params
 from advisor.core.kv import kv_bytes, kv_shape
 from advisor.core.model import ModelArch
 from advisor.core.quant import KVPrecision, Quant
 from advisor.core.scenario import DEFAULT_FEEL_THRESHOLDS, Scenario, Speculative, Workload
+from advisor.core.shape import with_typical_shape
 from advisor.core.units import GB
 
 GPU24 = Hardware(
@@ -294,9 +295,23 @@ def test_long_context_stops_at_the_bandwidth_ceiling(monkeypatch: pytest.MonkeyP
 def test_a_shapeless_moe_is_as_deep_as_a_dense_model_of_its_active_size() -> None:
     """Kimi K2 (1,000 B total, 32 B active) and DeepSeek-V3 (671 B, 37 B) have 61 layers; a shape from the
     total would give well over 100, and twice as many GPU-host hand-offs when their experts are offloaded."""
-    from advisor.core.shape import with_typical_shape
-
     for total, active in ((1000.0, 32.0), (671.0, 37.0)):
         moe = with_typical_shape(ModelArch(total_params_b=total, active_params_b=active, experts=256, experts_active=8))
         dense = with_typical_shape(ModelArch(total_params_b=active))
         assert moe.layers == dense.layers and 45 <= (moe.layers or 0) <= 80
+
+
+def test_a_cpu_on_few_threads_cannot_pull_its_memory_bandwidth() -> None:
+    """Each core pulls at most CORE_READ_GBPS from DRAM: one thread of a 16-core, 89.6 GB/s desktop decodes far
+    slower than all of them, while more threads than cores add nothing."""
+    cpu = Hardware(
+        kind=HardwareClass.CPU, memory_gb=64, bandwidth_gbps=89.6, fp16_tflops=4.4, host_memory_gb=0, host_threads=16
+    )
+
+    def on(threads: int | None) -> Scenario:
+        return scen(hw=cpu, context=0, output_tokens=0, threads=threads)
+
+    assert fast_read_gbps(on(1)) == pytest.approx(CORE_READ_GBPS)
+    assert fast_read_gbps(on(None)) == fast_read_gbps(on(64)) == 89.6
+    one, every = evaluate(on(1)), evaluate(on(None))
+    assert (one.decode_tok_s or 0) < 0.5 * (every.decode_tok_s or 0)

@@ -20,68 +20,68 @@ from advisor.core.terms import (
 
 FITTED_TERMS: dict[tuple[HardwareClass, Engine], ClassTerms] = {
     (HardwareClass.DISCRETE_GPU, Engine.LLAMA_CPP): ClassTerms(
-        DecodeTerms(eta=0.787, token_ms=1.37, kv_factor=1.14,
-                    dequant_flop=2.0, stream_ms=0.0,
-                    band=(0.716, 1.29)),
+        DecodeTerms(eta=0.819, token_ms=1.46, kv_factor=1.14,
+                    dequant_flop=3.14, stream_ms=0.0,
+                    band=(0.716, 1.265)),
         PrefillTerms(eta=0.869, quant_factor=0.776, attn_factor=0.28, moe_factor=0.291),
         fitted=True, rows=158),
     (HardwareClass.UNIFIED, Engine.LLAMA_CPP): ClassTerms(
-        DecodeTerms(eta=0.87, token_ms=2.68, kv_factor=1.35,
-                    dequant_flop=4.02, stream_ms=0.631,
-                    band=(0.83, 1.308)),
+        DecodeTerms(eta=0.88, token_ms=2.72, kv_factor=1.36,
+                    dequant_flop=4.04, stream_ms=0.619,
+                    band=(0.845, 1.308)),
         PrefillTerms(eta=0.604, quant_factor=0.858, attn_factor=1.61, moe_factor=0.291),
         fitted=True, rows=121),
     (HardwareClass.UNIFIED, Engine.MLX): ClassTerms(
-        DecodeTerms(eta=0.98, token_ms=0.35, kv_factor=1.35,
-                    dequant_flop=4.02, stream_ms=0.631,
-                    band=(0.834, 1.304)),
+        DecodeTerms(eta=0.98, token_ms=0.345, kv_factor=1.36,
+                    dequant_flop=4.04, stream_ms=0.619,
+                    band=(0.862, 1.296)),
         PrefillTerms(eta=0.55, quant_factor=1.0, attn_factor=1.0, moe_factor=1.0),
         fitted=True, rows=10),
     (HardwareClass.CPU, Engine.LLAMA_CPP): ClassTerms(
-        DecodeTerms(eta=0.652, token_ms=7.99, kv_factor=8.0,
-                    dequant_flop=0.0137, stream_ms=0.0,
-                    band=(0.304, 1.274)),
+        DecodeTerms(eta=0.739, token_ms=9.37, kv_factor=1.0,
+                    dequant_flop=0.0377, stream_ms=0.0,
+                    band=(0.309, 1.29)),
         PrefillTerms(eta=0.401, quant_factor=0.453, attn_factor=1.0, moe_factor=0.291),
         fitted=True, rows=9),
 }
-FITTED_HOST_ETA = 0.56
-FITTED_EXPERT_SPREAD = 0.725
-FITTED_UNFUSED_ATTN_ETA = 0.0103
-FITTED_CPU_ATTN_SHARE = 0.999
-FITTED_MOE_TOKEN = 2.13
+FITTED_HOST_ETA = 0.557
+FITTED_EXPERT_SPREAD = 0.728
+FITTED_UNFUSED_ATTN_ETA = 0.0102
+FITTED_CPU_ATTN_SHARE = 0.0438
+FITTED_MOE_TOKEN = 2.01
 FITTED_ERA_TOKEN: dict[BuildEra, float] = {
-    BuildEra.BEFORE_2024_05: 1.65,
-    BuildEra.MAY_TO_DEC_2024: 1.55,
+    BuildEra.BEFORE_2024_05: 1.6,
+    BuildEra.MAY_TO_DEC_2024: 1.45,
 }
 FITTED_BACKENDS: dict[Backend, BackendTerms] = {
-    Backend.CPU: BackendTerms(decode=1.01, prefill=1.0, rows=19),
-    Backend.METAL: BackendTerms(decode=0.998, prefill=1.24, rows=91),
-    Backend.ROCM: BackendTerms(decode=0.851, prefill=0.86, rows=20),
-    Backend.SYCL: BackendTerms(decode=1.01, prefill=1.0, rows=3),
-    Backend.VULKAN: BackendTerms(decode=0.933, prefill=0.58, rows=93),
+    Backend.CPU: BackendTerms(decode=1.0, prefill=1.0, rows=19),
+    Backend.METAL: BackendTerms(decode=0.989, prefill=1.24, rows=91),
+    Backend.ROCM: BackendTerms(decode=0.844, prefill=0.86, rows=20),
+    Backend.SYCL: BackendTerms(decode=1.02, prefill=1.0, rows=3),
+    Backend.VULKAN: BackendTerms(decode=0.929, prefill=0.58, rows=93),
 }
 FITTED_MACHINES: dict[str, MachineTerms] = {
-    "AMD Ryzen AI Max+ 395 (Strix Halo) @ 256 GB/s": MachineTerms(decode=0.992, rows=24),
-    "NVIDIA GeForce RTX 3090 @ 936 GB/s": MachineTerms(decode=0.984, rows=28),
-    "NVIDIA GeForce RTX 4090 @ 1008 GB/s": MachineTerms(decode=1.06, rows=44),
-    "NVIDIA GeForce RTX 5090 @ 1792 GB/s": MachineTerms(decode=0.969, rows=5),
-    "NVIDIA RTX PRO 6000 Blackwell Workstation Edition @ 1792 GB/s": MachineTerms(decode=1.06, rows=5),
+    "AMD Ryzen AI Max+ 395 (Strix Halo) @ 256 GB/s": MachineTerms(decode=0.994, rows=24),
+    "NVIDIA GeForce RTX 3090 @ 936 GB/s": MachineTerms(decode=0.976, rows=28),
+    "NVIDIA GeForce RTX 4090 @ 1008 GB/s": MachineTerms(decode=1.04, rows=44),
+    "NVIDIA GeForce RTX 5090 @ 1792 GB/s": MachineTerms(decode=0.975, rows=5),
+    "NVIDIA RTX PRO 6000 Blackwell Workstation Edition @ 1792 GB/s": MachineTerms(decode=1.05, rows=5),
 }
 FITTED_GENERATIONS: dict[str, MachineTerms] = {
-    "AMD RDNA 2": MachineTerms(decode=1.03, rows=1),
-    "AMD RDNA 3": MachineTerms(decode=1.03, rows=46),
-    "AMD RDNA 4": MachineTerms(decode=1.23, rows=3),
+    "AMD RDNA 2": MachineTerms(decode=1.02, rows=1),
+    "AMD RDNA 3": MachineTerms(decode=1.02, rows=46),
+    "AMD RDNA 4": MachineTerms(decode=1.21, rows=3),
     "Apple M1": MachineTerms(decode=0.96, rows=13),
-    "Apple M2": MachineTerms(decode=0.983, rows=28),
+    "Apple M2": MachineTerms(decode=0.979, rows=28),
     "Apple M3": MachineTerms(decode=1.09, rows=10),
     "Apple M4": MachineTerms(decode=0.992, rows=11),
-    "Intel Alchemist": MachineTerms(decode=0.337, rows=9),
-    "Intel Battlemage": MachineTerms(decode=0.852, rows=1),
-    "NVIDIA Ada": MachineTerms(decode=1.09, rows=48),
-    "NVIDIA Ampere": MachineTerms(decode=1.01, rows=41),
-    "NVIDIA Blackwell": MachineTerms(decode=1.08, rows=62),
-    "NVIDIA Pascal": MachineTerms(decode=1.0, rows=2),
-    "NVIDIA Turing": MachineTerms(decode=0.975, rows=14),
+    "Intel Alchemist": MachineTerms(decode=0.318, rows=9),
+    "Intel Battlemage": MachineTerms(decode=0.855, rows=1),
+    "NVIDIA Ada": MachineTerms(decode=1.07, rows=48),
+    "NVIDIA Ampere": MachineTerms(decode=1.0, rows=41),
+    "NVIDIA Blackwell": MachineTerms(decode=1.07, rows=62),
+    "NVIDIA Pascal": MachineTerms(decode=1.01, rows=2),
+    "NVIDIA Turing": MachineTerms(decode=0.968, rows=14),
 }
 FITTED_NOTES: tuple[str, ...] = (
     "fitted on 298 decode + 193 prefill rows, the training part of the 731 usable measurements "

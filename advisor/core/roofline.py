@@ -220,7 +220,8 @@ def _solve(inp: Inputs) -> Outputs:
     )
     hops = np.where((_a(inp.kv_host) > 0) & (kv_host > 0), 2.0 * on_device, 0.0) + 2.0 * expert_layers
     t_hops = hops * _a(inp.hop_time)
-    t_host = np.maximum(t_host_bytes, t_host_compute) + t_hops
+    # a page fault stalls the thread that takes it: reads from disk do not overlap the host's compute
+    t_host = np.maximum(t_host_bytes - t_disk, t_host_compute) + t_disk + t_hops
     # each part counted at its own bytes per weight, unpacked only where it is quantized (below 16 bits)
     unpacked = np.where(dense_bpw < 1.99, (1 - dense_host) * dense_weights_read / dense_bpw, 0.0) + np.where(
         quantized, (1 - expert_host) * expert_read / bpw, 0.0

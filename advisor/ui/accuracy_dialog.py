@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QHeaderView,
     QLabel,
+    QScrollArea,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -202,11 +203,19 @@ class AccuracyDialog(QDialog):
         terms.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
+        # the figures scroll on their own, so the dialog fits a 1366x768 screen however many kinds they report
+        figures = QWidget()
+        fig_lay = QVBoxLayout(figures)
+        fig_lay.setContentsMargins(0, 0, 0, 0)
+        for label in (by_source, held, terms):
+            fig_lay.addWidget(label)
+        scroll = QScrollArea()
+        scroll.setWidget(figures)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
         lay = QVBoxLayout(self)
         lay.addWidget(intro)
         lay.addWidget(self.table, 1)
-        lay.addWidget(by_source)
-        lay.addWidget(held)
-        lay.addWidget(terms)
+        lay.addWidget(scroll, 1)
         lay.addWidget(buttons)
         fit_to_screen(self, (940, 780), center=False)

@@ -119,7 +119,8 @@ def decode_params(train: Sequence[Case], base: Calibration, min_rows: int = MIN_
         in_class = tuple(g for g in fitted if g[0] is kind)
         rows = [c for c in tg if group_of(c) in in_class]
         contexts = {c.scenario.workload.context for c in rows}
-        if len(contexts) >= 3:
+        # on a CPU the cost of depth is attention on the cores (cpu_attn_share); its KV bytes are bytes
+        if len(contexts) >= 3 and kind is not HardwareClass.CPU:
             params.append(Param(f"kv_factor[{kind.value}]", "decode.kv_factor", in_class, "positive", 1.0, 0.2, 8.0))
         bits = {c.scenario.quant.bits_per_weight >= 15.9 for c in rows}
         if bits == {True, False}:
@@ -136,7 +137,8 @@ def decode_params(train: Sequence[Case], base: Calibration, min_rows: int = MIN_
     if len(unfused) >= min_rows and len({c.scenario.workload.context for c in unfused}) >= 3:
         params.append(Param("unfused_attn_eta", "unfused_attn_eta", (), "positive", 0.02, 1e-3, 1.0))
     if sum(attention_on_cores(c) for c in tg) >= 3:
-        params.append(Param("cpu_attn_share", "cpu_attn_share", (), "share", base.cpu_attn_share, 0.02, 1.0))
+        # started mid-range: at the share's bound of 1.0 the logistic transform has no slope to move on
+        params.append(Param("cpu_attn_share", "cpu_attn_share", (), "share", 0.3, 0.02, 1.0))
     params += backend_params([c for c in tg if group_of(c) in fitted], "decode")  # a flat group takes no factor
     params += era_params(tg)
     params += generation_params([c for c in tg if group_of(c) in fitted])

@@ -82,6 +82,8 @@ def test_what_would_it_take_caps_the_price_and_puts_holding_first() -> None:
     from advisor.core.upgrades import what_would_it_take
 
     s = base("qwen3-30b-a3b")
+    # placed as llama.cpp's --fit would (experts first on a small card: the KV cache stays on it)
+    s = s.model_copy(update={"workload": s.workload.model_copy(update={"offload": "auto"})})
     plan = what_would_it_take(s, 20.0, MACHINES, max_price_usd=1500.0, limit=50)
     assert plan.max_price_usd == 1500.0 and plan.over_budget > 0 and plan.cheapest
     assert all((o.machine.price_usd or 0) <= 1500 and o.fits and o.offloaded_fraction == 0 for o in plan.cheapest)

@@ -261,13 +261,18 @@ def host_threads(scenario: Scenario) -> int:
     return w.threads if w.threads is not None else scenario.hardware.host_threads
 
 
+def cores_used(scenario: Scenario) -> int:
+    """The physical cores the threads occupy: more threads than cores add nothing."""
+    return min(host_threads(scenario), scenario.hardware.host_threads)
+
+
 def fast_read_gbps(scenario: Scenario) -> float:
     """The bandwidth weights stream at: the datasheet's, and on a CPU-only machine no more than its
     threads' cores can pull (CORE_READ_GBPS each)."""
     hw = scenario.hardware
     if hw.kind is not HardwareClass.CPU:
         return hw.fast_bandwidth_gbps
-    return min(hw.fast_bandwidth_gbps, min(host_threads(scenario), hw.host_threads) * CORE_READ_GBPS)
+    return min(hw.fast_bandwidth_gbps, cores_used(scenario) * CORE_READ_GBPS)
 
 
 def core_share(scenario: Scenario) -> float:
@@ -275,7 +280,7 @@ def core_share(scenario: Scenario) -> float:
     that share of its vector peak (more threads than cores add nothing). Other machines: 1."""
     if scenario.hardware.kind is not HardwareClass.CPU:
         return 1.0
-    return min(host_threads(scenario), scenario.hardware.host_threads) / scenario.hardware.host_threads
+    return cores_used(scenario) / scenario.hardware.host_threads
 
 
 def host_flops(scenario: Scenario) -> float:

@@ -138,6 +138,12 @@ def _fit_part(
     return apply_params(base, params, x), cost
 
 
+def ratio_band(ratios: NDArray[np.float64]) -> tuple[float, float]:
+    """(low, high) multiples of a prediction: the BAND_QUANTILES of measured ÷ predicted, widened to hold 1."""
+    lo, hi = np.percentile(ratios, BAND_QUANTILES)
+    return min(float(lo), 1.0), max(float(hi), 1.0)
+
+
 def bands(
     cases: Sequence[Case],
     measured: NDArray[np.float64],
@@ -159,10 +165,8 @@ def bands(
             m = tg & np.isfinite(ratio) & np.array([c.hw_class is g[0] for c in cases])
         if m.sum() < min_rows:
             continue
-        lo, hi = np.percentile(ratio[m], BAND_QUANTILES)
-        terms[g] = replace(
-            t, decode=replace(t.decode, band=(round(float(min(lo, 1.0)), 3), round(float(max(hi, 1.0)), 3)))
-        )
+        lo, hi = ratio_band(ratio[m])
+        terms[g] = replace(t, decode=replace(t.decode, band=(round(lo, 3), round(hi, 3))))
     return replace(cal, terms=terms)
 
 

@@ -14,14 +14,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from advisor.validation.cases import Case
-from advisor.validation.fit import BAND_MIN_ROWS, BAND_QUANTILES
+from advisor.validation.fit import BAND_MIN_ROWS, ratio_band
 from advisor.validation.fit_params import MIN_ROWS
-
-
-def ratio_band(ratios: NDArray[np.float64]) -> tuple[float, float]:
-    """(low, high) multiples of a prediction: the 10th and 90th percentile, widened to include 1."""
-    lo, hi = np.percentile(ratios, BAND_QUANTILES)
-    return min(float(lo), 1.0), max(float(hi), 1.0)
 
 
 def pooled_band(

@@ -93,6 +93,16 @@ class Hardware(Frozen):
         json_schema_extra={"unit": "TFLOPS"},
         description="Peak dense FP16/BF16 throughput of one device (no sparsity)",
     )
+    int8_tops: float | None = Field(
+        None,
+        ge=0.001,
+        le=1_000_000,
+        title="INT8 compute",
+        json_schema_extra={"unit": "TOPS"},
+        description="Peak dense INT8 throughput of one device (tensor/matrix cores, or DP4A "
+        "without them; no sparsity): llama.cpp's quantized matmul kernels (MMQ) prefill "
+        "on it under CUDA and ROCm; empty: quantized prefill at the FP16 figure",
+    )
     gpu_memory_fraction: float = Field(
         1.0,
         ge=0.01,

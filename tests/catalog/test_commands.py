@@ -52,7 +52,12 @@ def test_listing_json_and_search(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "catalog", "models", "--json", "--search", "qwen3 30b")
     assert code == 0
     rows = json.loads(out)
-    assert {r["id"] for r in rows} == {"qwen3-30b-a3b", "qwen3-coder-30b-a3b"}
+    assert {r["id"] for r in rows} == {
+        "qwen3-30b-a3b",
+        "qwen3-coder-30b-a3b",
+        "qwen3-30b-a3b-instruct-2507",
+        "qwen3-30b-a3b-thinking-2507",
+    }
     assert all(r["origin"] == "shipped" and r["shadows_shipped"] is False for r in rows)
     code, out, _ = run(capsys, "catalog", "hardware", "--search", "no such thing at all")
     assert code == 0 and "0 of" in out

@@ -92,7 +92,8 @@ def _terms_lines(cal: Calibration) -> list[str]:
                 f"                    dequant_flop={_num(d.dequant_flop)}, stream_ms={_num(d.stream_ms)},",
                 f"                    band=({_num(d.band[0])}, {_num(d.band[1])})),",
                 f"        PrefillTerms(eta={_num(p.eta)}, quant_factor={_num(p.quant_factor)}, "
-                f"attn_factor={_num(p.attn_factor)}, moe_factor={_num(p.moe_factor)}),",
+                f"attn_factor={_num(p.attn_factor)}, moe_factor={_num(p.moe_factor)}, "
+                f"int8_factor={_num(p.int8_factor)}),",
                 f"        fitted=True, rows={t.rows}),",
             ]
     return [*lines, "}"]

@@ -174,7 +174,7 @@ _MEMORY_SIZE = re.compile(r",?\s*\b\d+(?:\.\d+)?\s*GB\b")
 # GPU architecture generations by the words of a hardware name (checked in order; {0} = the regex's group)
 _GENERATIONS: tuple[tuple[str, str], ...] = (
     (r"\bapple m(\d)\b", "Apple M{0}"),
-    (r"rtx 50\d\d|rtx pro \d+ blackwell|\bgb10\b|dgx spark|\bb200\b|jetson (?:agx )?thor", "NVIDIA Blackwell"),
+    (r"rtx 50\d\d(?! ada)|rtx pro \d+ blackwell|\bgb10\b|dgx spark|\bb200\b|jetson (?:agx )?thor", "NVIDIA Blackwell"),
     (r"rtx 40\d\d|\brtx \d+ ada\b|\bl40s?\b|\bl4\b", "NVIDIA Ada"),
     (r"\bh100\b|\bh200\b|\bgh200\b", "NVIDIA Hopper"),
     (r"rtx 30\d\d|\ba100\b|\brtx a\d000\b|\ba40\b|\ba10\b|jetson (?:agx )?orin", "NVIDIA Ampere"),

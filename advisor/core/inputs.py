@@ -133,6 +133,7 @@ def calibrated_fields(
     quant_factor: Any = 1.0,
     attn_factor: Any = 1.0,
     moe_factor: Any = 1.0,
+    int8_factor: Any = 0.0,
     backend_decode: Any = 1.0,
     backend_prefill: Any = 1.0,
     moe_token: Any = 1.0,
@@ -155,6 +156,7 @@ def calibrated_fields(
         prefill_quant_eta=quant_factor,
         prefill_attn_factor=attn_factor,
         prefill_moe_eta=moe_factor,
+        prefill_int8_eta=int8_factor,
     )
 
 
@@ -182,7 +184,26 @@ def realistic_fields(scenario: Scenario, calibration: Calibration | None = None)
         quant_factor=1.0 if plain_prefill else p.quant_factor,
         attn_factor=1.0 if plain_prefill else p.attn_factor,
         moe_factor=1.0 if plain_prefill else p.moe_factor,
+        int8_factor=0.0 if plain_prefill else p.int8_factor,
     )
+
+
+# llama.cpp's quantized matmul kernels (MMQ) run on INT8 matrix units under these backends
+INT8_BACKENDS = frozenset({Backend.CUDA, Backend.ROCM})
+
+
+def int8_tops_in_use(scenario: Scenario) -> float:
+    """Peak INT8 TOPS quantized prefill runs on (summed over a tensor split), or 0 where it does not:
+    no INT8 figure, another engine, or a backend without the MMQ kernels."""
+    hw, w = scenario.hardware, scenario.workload
+    if (
+        hw.int8_tops is None
+        or hw.kind is HardwareClass.CPU
+        or w.engine is not Engine.LLAMA_CPP
+        or backend_in_use(scenario) not in INT8_BACKENDS
+    ):
+        return 0.0
+    return hw.int8_tops * (hw.devices if hw.split == "tensor" else 1)
 
 
 def decode_band(scenario: Scenario) -> tuple[float, float]:
@@ -310,6 +331,7 @@ def build_inputs(scenario: Scenario, calibration: Calibration | None = None, **o
         fast_cap=max(hw.fast_capacity_gb - w.overhead_gb, 0.0) * GB,
         host_cap=hw.host_capacity_gb * GB,
         flops=hw.compute_tflops * TFLOPS * core_share(scenario),
+        int8_flops=int8_tops_in_use(scenario) * TFLOPS,
         link_bw=hw.host_link_gbps * GB,
         context=float(w.context),
         hold_tokens=float(w.context + w.output_tokens),

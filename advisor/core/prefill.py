@@ -18,10 +18,11 @@ PREFILL_UBATCH = 512
 # llama.cpp copies host-resident weights to the GPU for a batch of at least this many tokens and
 # computes smaller batches on the host CPU (ggml's op-offload threshold, GGML_OP_OFFLOAD_MIN_BATCH).
 OFFLOAD_MIN_BATCH = 32
-# A CPU's int8 dot-product instructions (AVX-VNNI / AVX-512 VNNI vpdpbusd, Arm NEON sdot) do four 8-bit
-# multiply-adds in each 32-bit lane where an FP32 FMA does one; llama.cpp multiplies quantized weights by
-# 8-bit activations on them, so a CPU's matmul peak on quantized weights is this many times its FP32 peak.
-CPU_INT8_GAIN = 4.0
+# On CPU cores quantized weights multiply at about the FP32 vector rate, not the 4x an int8 dot product
+# (AVX-512 VNNI vpdpbusd, NEON sdot) packs in a lane: each 32-weight block is unpacked (masks, shifts) and
+# its scales applied in FP32, which costs about what the multiply-adds save. On benchmarks/data/own-cpu.md's
+# AVX-512 VNNI core, pp512 of Q8_0 and Q4_K_M ran 0.96-1.1x F16 and repacked Q4_0 1.6x. So no gain is
+# applied: the class's fitted quant_factor is the realized ratio.
 
 
 def prefill_terms(
@@ -42,11 +43,14 @@ def prefill_terms(
     start = np.maximum(_a(inp.context) - prompt, 0)
     compute_eta = _a(inp.compute_eta)
     on_cores = _a(inp.on_cores) > 0
+    # quantized weights on INT8 matrix units: their share of the INT8 peak, expressed against `flops`
+    int8_eta = _a(inp.prefill_int8_eta)
+    on_int8 = quantized & (int8_eta > 0) & (_a(inp.int8_flops) > 0)
+    quant_eta = np.where(on_int8, int8_eta * _a(inp.int8_flops) / _a(inp.flops), _a(inp.prefill_quant_eta))
     matmul_eta = (
         compute_eta
-        * np.where(quantized, _a(inp.prefill_quant_eta), 1.0)
+        * np.where(quantized, quant_eta, 1.0)
         * np.where(_a(inp.expert_bytes) > 0, _a(inp.prefill_moe_eta), 1.0)
-        * np.where(on_cores & quantized, CPU_INT8_GAIN, 1.0)
     )
     attn_eta = compute_eta * np.where(on_cores, _a(inp.cpu_attn_share), 1.0)
     matmul = 2.0 * _a(inp.active_params)

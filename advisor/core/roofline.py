@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from advisor.core.placement import _a, attention_flops, expert_read_share, kv_per_stream, place
-from advisor.core.prefill import CPU_INT8_GAIN, OFFLOAD_MIN_BATCH, PREFILL_UBATCH, prefill_terms
+from advisor.core.prefill import OFFLOAD_MIN_BATCH, PREFILL_UBATCH, prefill_terms
 from advisor.core.roofline_inputs import Inputs, Num
 
 __all__ = [
@@ -234,14 +234,12 @@ def _solve(inp: Inputs) -> Outputs:
         _a(inp.allreduce_time) + streams * 2.0 * _a(inp.hidden) * _a(inp.allreduce_share) / _a(inp.peer_bw)
     )
     t_token = t_token + t_sync  # tensor split's all-reduces are part of the fixed time of a step
-    # On a CPU-only machine the weight matmuls of quantized weights run on int8 dot products, and
-    # attention is the memory side's own term (t_attn below)
+    # On a CPU-only machine attention is the memory side's own term (t_attn below)
     on_cores = _a(inp.on_cores) > 0
-    gain = np.where(on_cores & quantized, CPU_INT8_GAIN, 1.0)
     weight_flops = 2.0 * _a(inp.active_params)
     per_token_flops = weight_flops + attn_flops
-    t_compute = streams * (weight_flops / gain + np.where(on_cores, 0.0, attn_flops)) / (flops * _a(inp.compute_eta))
-    t_compute_ceiling = streams * (weight_flops / gain + attn_flops) / flops
+    t_compute = streams * (weight_flops + np.where(on_cores, 0.0, attn_flops)) / (flops * _a(inp.compute_eta))
+    t_compute_ceiling = streams * per_token_flops / flops
     # Batched decode below the crossover is not quite free: each extra stream adds its own per-sequence
     # work (sampling, bookkeeping, small kernels) to the step.
     t_streams = np.maximum(streams - 1, 0) * _a(inp.stream_time)

@@ -94,5 +94,9 @@ class Inputs:
     peer_bw: Num = math.inf
     expert_spread: Num = 1.0  # γ: B streams route like B^γ independent tokens
     prefill_quant_eta: Num = 1.0  # multiplies compute_eta for quantized weights
+    # quantized prefill on INT8 matrix units (llama.cpp's MMQ kernels under CUDA and ROCm): their peak
+    # OP/s and the share of it realized, times compute_eta; 0 runs quantized weights at flops instead
+    int8_flops: Num = 0.0
+    prefill_int8_eta: Num = 0.0
     prefill_attn_factor: Num = 1.0  # attention FLOP in prefill cost this many times their count
     prefill_moe_eta: Num = 1.0  # multiplies compute_eta for MoE models

@@ -69,6 +69,9 @@ class PrefillTerms:
     quant_factor: float = 1.0  # multiplies η for quantized weights (< 16 bits)
     attn_factor: float = 1.0  # attention FLOP cost this many times their count
     moe_factor: float = 1.0  # multiplies η for MoE models
+    # multiplies η for quantized weights on INT8 matrix units, of their INT8 peak (0: none fitted, so
+    # quantized weights prefill at the FP16 figure × quant_factor)
+    int8_factor: float = 0.0
 
 
 @dataclass(frozen=True)

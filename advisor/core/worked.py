@@ -231,7 +231,10 @@ def prefill_text(s: Scenario, inp: Inputs, out: Outputs) -> str:
     if backend is not None:  # shown as the class's η × the backend's factor
         eta /= backend[0]
         factors += backend[1]
-    if first(inp.bytes_per_weight) < 1.99 and first(inp.prefill_quant_eta) != 1:
+    int8 = first(inp.int8_flops) > 0 and first(inp.prefill_int8_eta) > 0 and first(inp.bytes_per_weight) < 1.99
+    if int8:
+        factors += f" × {first(inp.prefill_int8_eta):.2f} of {num(first(inp.int8_flops) / 1e12)} INT8 TOPS (quantized)"
+    elif first(inp.bytes_per_weight) < 1.99 and first(inp.prefill_quant_eta) != 1:
         factors += f" × {first(inp.prefill_quant_eta):.2f} quantized"
     if first(inp.expert_bytes) > 0 and first(inp.prefill_moe_eta) != 1:
         factors += f" × {first(inp.prefill_moe_eta):.2f} MoE"
@@ -246,7 +249,7 @@ def prefill_text(s: Scenario, inp: Inputs, out: Outputs) -> str:
             if attn > 0
             else ""
         )
-        + f", of {num(hw.compute_tflops)} TFLOPS = {num(first(out.prefill))} tok/s"
+        + f", of {num(hw.compute_tflops)} TFLOPS{' FP16' if int8 else ''} = {num(first(out.prefill))} tok/s"
     )
     extra = first(out.t_prefill_link)
     if extra > 0 and first(out.weights_host_stored) > 0 and s.workload.prompt_tokens < OFFLOAD_MIN_BATCH:

@@ -93,6 +93,7 @@ def _field_arrays(cases: Sequence[Case], cal: Calibration) -> dict[str, Any]:
         quant_factor=a(lambda t: t.prefill.quant_factor),
         attn_factor=a(lambda t: t.prefill.attn_factor),
         moe_factor=a(lambda t: t.prefill.moe_factor),
+        int8_factor=a(lambda t: t.prefill.int8_factor),
         backend_decode=np.array([b.decode for b in bt], dtype=float),
         backend_prefill=np.array([b.prefill for b in bt], dtype=float),
         moe_token=np.array([cal.moe_factor(c.engine, True) for c in cases], dtype=float),
@@ -259,6 +260,7 @@ def _tidy(cal: Calibration) -> Calibration:
                 quant_factor=r(p.quant_factor) or 1.0,
                 attn_factor=r(p.attn_factor) or 1.0,
                 moe_factor=r(p.moe_factor) or 1.0,
+                int8_factor=r(p.int8_factor) or 0.0,
             ),
         )
     backends = {b: replace(t, decode=r(t.decode) or 1.0, prefill=r(t.prefill) or 1.0) for b, t in cal.backends.items()}

@@ -42,7 +42,7 @@ from advisor.catalog.loader import shipped_catalog
 from advisor.core.calibration import Calibration, generation_key
 from advisor.core.calibration import machine_key as chip_key
 from advisor.core.hardware import HardwareClass
-from advisor.core.inputs import backend_in_use
+from advisor.core.inputs import backend_in_use, int8_tops_in_use
 from advisor.core.terms import CURRENT_ERA, Backend, BackendTerms, BuildEra, Engine, MachineTerms
 from advisor.validation.cases import Case
 from advisor.validation.sources import source_of
@@ -229,6 +229,11 @@ def attention_on_cores(c: Case) -> bool:
     return c.engine is Engine.LLAMA_CPP and (on_cpu or w.offload == "kv")
 
 
+def on_int8(c: Case) -> bool:
+    """A quantized prefill row whose matmuls run on INT8 matrix units (advisor.core.inputs.int8_tops_in_use)."""
+    return c.scenario.quant.bytes_per_weight < 1.99 and int8_tops_in_use(c.scenario) > 0
+
+
 def runs_unfused(c: Case) -> bool:
     """llama.cpp run without flash attention (its attention then runs as separate kernels)."""
     return c.engine is Engine.LLAMA_CPP and not c.scenario.workload.flash_attention
@@ -268,6 +273,8 @@ def prefill_params(train: Sequence[Case], base: Calibration, min_rows: int = MIN
             params.append(
                 Param(f"quant_factor[{kind.value}]", "prefill.quant_factor", in_class, "share", 0.8, 0.1, 1.0)
             )
+        if sum(on_int8(c) for c in rows) >= min_rows:
+            params.append(Param(f"int8_factor[{kind.value}]", "prefill.int8_factor", in_class, "share", 0.3, 0.02, 1.0))
         if len({(c.row.prompt_tokens, c.row.depth) for c in rows}) >= 3:
             params.append(
                 Param(f"attn_factor[{kind.value}]", "prefill.attn_factor", in_class, "positive", 1.0, 0.1, 20.0)

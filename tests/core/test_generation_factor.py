@@ -44,6 +44,7 @@ def _hw(entry_id: str) -> Hardware:
         ("Apple M3 Pro (18-core GPU), 36 GB", HardwareClass.UNIFIED, "Apple M3"),
         ("Apple M1 Max (32-core GPU), 64 GB", HardwareClass.UNIFIED, "Apple M1"),
         ("NVIDIA GeForce RTX 4070 Ti", HardwareClass.DISCRETE_GPU, "NVIDIA Ada"),
+        ("NVIDIA RTX 5000 Ada Generation", HardwareClass.DISCRETE_GPU, "NVIDIA Ada"),  # not an RTX 50 card
         ("NVIDIA GeForce RTX 3090 24GB", HardwareClass.DISCRETE_GPU, "NVIDIA Ampere"),
         ("NVIDIA A100 80 GB SXM4", HardwareClass.DISCRETE_GPU, "NVIDIA Ampere"),
         ("NVIDIA H100 PCIe 80 GB", HardwareClass.DISCRETE_GPU, "NVIDIA Hopper"),

@@ -1,0 +1,65 @@
+"""Quantized prefill on INT8 matrix units: llama.cpp's MMQ kernels run there under CUDA and ROCm, so a
+card's INT8 rate, not its FP16-with-FP32-accumulate figure, sets how fast it prefills quantized weights."""
+
+from __future__ import annotations
+
+import pytest
+
+from advisor.core.calibration import CALIBRATION
+from advisor.core.evaluate import evaluate
+from advisor.core.hardware import Hardware, HardwareClass
+from advisor.core.inputs import build_inputs, int8_tops_in_use
+from advisor.core.model import ModelArch
+from advisor.core.quant import Quant
+from advisor.core.scenario import Scenario, Workload
+from advisor.core.terms import Backend
+
+M8 = ModelArch(name="8B", total_params_b=8.03, layers=32, heads=32, kv_heads=8, head_dim=128)
+Q4 = Quant(name="Q4_K_M", bits_per_weight=4.85)
+F16 = Quant(name="F16", bits_per_weight=16.0)
+# the same FP16 figure: a GeForce card lists FP32-accumulate at half rate, so its INT8 is 4x that figure;
+# a pro card accumulates FP32 at full rate, so its INT8 is 2x
+GEFORCE = Hardware(name="NVIDIA GeForce RTX 4090", memory_gb=24, bandwidth_gbps=1008, fp16_tflops=165, int8_tops=660)
+PRO = Hardware(name="NVIDIA RTX 6000 Ada Generation", memory_gb=48, bandwidth_gbps=960, fp16_tflops=165, int8_tops=330)
+
+
+def _prefill(hw: Hardware, quant: Quant = Q4, backend: Backend | None = None) -> float:
+    s = Scenario(hardware=hw, model=M8, quant=quant, workload=Workload(context=512, prompt_tokens=512, backend=backend))
+    rate = evaluate(s).prefill_tok_s
+    assert rate is not None
+    return rate
+
+
+def _int8_fitted() -> bool:
+    return CALIBRATION.get(HardwareClass.DISCRETE_GPU, Workload().engine).prefill.int8_factor > 0
+
+
+def test_int8_rate_is_used_only_where_the_kernels_run() -> None:
+    base = Scenario(hardware=GEFORCE, model=M8, quant=Q4, workload=Workload())
+    assert int8_tops_in_use(base) == 660
+    assert int8_tops_in_use(base.model_copy(update={"workload": Workload(backend=Backend.VULKAN)})) == 0
+    assert int8_tops_in_use(base.model_copy(update={"hardware": GEFORCE.model_copy(update={"int8_tops": None})})) == 0
+    two = GEFORCE.model_copy(update={"devices": 2, "split": "tensor"})
+    assert int8_tops_in_use(base.model_copy(update={"hardware": two})) == 1320
+
+
+@pytest.mark.skipif(not _int8_fitted(), reason="the shipped fit has no INT8 term for discrete GPUs")
+def test_more_int8_throughput_prefills_quantized_weights_faster() -> None:
+    fast, slow = _prefill(GEFORCE), _prefill(PRO)
+    assert fast > slow
+    # the matmuls are most of an 8B model's prefill at 512 tokens: nearly the INT8 ratio of 2
+    assert 1.4 < fast / slow <= 2.0 + 1e-9
+
+
+def test_full_precision_weights_do_not_use_int8() -> None:
+    assert _prefill(GEFORCE, F16) == pytest.approx(_prefill(PRO, F16), rel=1e-9)
+
+
+def test_vulkan_ignores_the_int8_figure() -> None:
+    no_int8 = GEFORCE.model_copy(update={"int8_tops": None})
+    assert _prefill(GEFORCE, backend=Backend.VULKAN) == pytest.approx(_prefill(no_int8, backend=Backend.VULKAN))
+
+
+def test_a_given_compute_efficiency_is_plain_eta_times_the_fp16_figure() -> None:
+    s = Scenario(hardware=GEFORCE, model=M8, quant=Q4, workload=Workload(compute_efficiency=0.5))
+    assert float(build_inputs(s).prefill_int8_eta) == 0.0

@@ -93,6 +93,16 @@ class Hardware(Frozen):
         json_schema_extra={"unit": "TFLOPS"},
         description="Peak dense FP16/BF16 throughput of one device (no sparsity)",
     )
+    core_read_gbps: float | None = Field(
+        None,
+        ge=0.1,
+        le=1000,
+        title="Read per core",
+        json_schema_extra={"unit": "GB/s"},
+        description="CPU only: the DRAM read bandwidth one core sustains (its cache-line misses in "
+        "flight over the memory latency), so few threads cannot reach the memory's bandwidth; "
+        "empty: 12.1 GB/s, one server core measured",
+    )
     int8_tops: float | None = Field(
         None,
         ge=0.001,

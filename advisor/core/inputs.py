@@ -289,11 +289,11 @@ def cores_used(scenario: Scenario) -> int:
 
 def fast_read_gbps(scenario: Scenario) -> float:
     """The bandwidth weights stream at: the datasheet's, and on a CPU-only machine no more than its
-    threads' cores can pull (CORE_READ_GBPS each)."""
+    threads' cores can pull (the machine's read per core, else CORE_READ_GBPS each)."""
     hw = scenario.hardware
     if hw.kind is not HardwareClass.CPU:
         return hw.fast_bandwidth_gbps
-    return min(hw.fast_bandwidth_gbps, cores_used(scenario) * CORE_READ_GBPS)
+    return min(hw.fast_bandwidth_gbps, cores_used(scenario) * (hw.core_read_gbps or CORE_READ_GBPS))
 
 
 def core_share(scenario: Scenario) -> float:

@@ -11,6 +11,7 @@ from advisor.core.calibration import CALIBRATION, Calibration, generation_key, r
 from advisor.core.efficiency import Engine
 from advisor.core.hardware import CORE_READ_GBPS, HardwareClass
 from advisor.core.kv import kv_shape
+from advisor.core.matrix_units import int8_tops_in_use, matrix_tflops_in_use
 from advisor.core.measured import model_key
 from advisor.core.model import ModelArch
 from advisor.core.quant import KVPrecision
@@ -188,24 +189,6 @@ def realistic_fields(scenario: Scenario, calibration: Calibration | None = None)
     )
 
 
-# llama.cpp's quantized matmul kernels (MMQ) run on INT8 matrix units under these backends
-INT8_BACKENDS = frozenset({Backend.CUDA, Backend.ROCM})
-
-
-def int8_tops_in_use(scenario: Scenario) -> float:
-    """Peak INT8 TOPS quantized prefill runs on (summed over a tensor split), or 0 where it does not:
-    no INT8 figure, another engine, or a backend without the MMQ kernels."""
-    hw, w = scenario.hardware, scenario.workload
-    if (
-        hw.int8_tops is None
-        or hw.kind is HardwareClass.CPU
-        or w.engine is not Engine.LLAMA_CPP
-        or backend_in_use(scenario) not in INT8_BACKENDS
-    ):
-        return 0.0
-    return hw.int8_tops * (hw.devices if hw.split == "tensor" else 1)
-
-
 def decode_band(scenario: Scenario) -> tuple[float, float]:
     """measured ÷ predicted decode at the 10th and 90th percentile, as the validation found it for
     the scenario's hardware class and engine (advisor.core.calibration); with the user's own
@@ -330,7 +313,7 @@ def build_inputs(scenario: Scenario, calibration: Calibration | None = None, **o
         host_eta=cal.host_eta,
         fast_cap=max(hw.fast_capacity_gb - w.overhead_gb, 0.0) * GB,
         host_cap=hw.host_capacity_gb * GB,
-        flops=hw.compute_tflops * TFLOPS * core_share(scenario),
+        flops=matrix_tflops_in_use(scenario) * TFLOPS * core_share(scenario),
         int8_flops=int8_tops_in_use(scenario) * TFLOPS,
         link_bw=hw.host_link_gbps * GB,
         context=float(w.context),

@@ -10,6 +10,7 @@ import numpy as np
 from advisor.core.calibration import BACKEND_LABELS
 from advisor.core.fmt import num
 from advisor.core.inputs import backend_in_use, backend_terms, hardware_factors, host_threads
+from advisor.core.matrix_units import matrix_tflops_in_use, vector_only
 from advisor.core.roofline import OFFLOAD_MIN_BATCH, Inputs, Outputs
 from advisor.core.scenario import Scenario
 from advisor.core.terms import MachineTerms
@@ -224,7 +225,6 @@ def weights_text(s: Scenario, inp: Inputs, weights: float, weights_read: float) 
 
 def prefill_text(s: Scenario, inp: Inputs, out: Outputs) -> str:
     """Prefill per token: weight matmuls at η_c (× the quantized and MoE factors) plus attention at η_c."""
-    hw = s.hardware
     eta = first(inp.compute_eta)
     factors = ""
     backend = _backend_factor(s, "prefill")
@@ -249,7 +249,9 @@ def prefill_text(s: Scenario, inp: Inputs, out: Outputs) -> str:
             if attn > 0
             else ""
         )
-        + f", of {num(hw.compute_tflops)} TFLOPS{' FP16' if int8 else ''} = {num(first(out.prefill))} tok/s"
+        + f", of {num(matrix_tflops_in_use(s))} TFLOPS{' FP16' if int8 else ''}"
+        + (" (vector engines only: this backend leaves the XMX matrix units unused)" if vector_only(s) else "")
+        + f" = {num(first(out.prefill))} tok/s"
     )
     extra = first(out.t_prefill_link)
     if extra > 0 and first(out.weights_host_stored) > 0 and s.workload.prompt_tokens < OFFLOAD_MIN_BATCH:

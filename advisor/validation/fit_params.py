@@ -42,7 +42,8 @@ from advisor.catalog.loader import shipped_catalog
 from advisor.core.calibration import Calibration, generation_key
 from advisor.core.calibration import machine_key as chip_key
 from advisor.core.hardware import HardwareClass
-from advisor.core.inputs import backend_in_use, int8_tops_in_use
+from advisor.core.inputs import backend_in_use
+from advisor.core.matrix_units import int8_tops_in_use
 from advisor.core.terms import CURRENT_ERA, Backend, BackendTerms, BuildEra, Engine, MachineTerms
 from advisor.validation.cases import Case
 from advisor.validation.sources import source_of

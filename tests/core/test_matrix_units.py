@@ -8,7 +8,8 @@ import pytest
 from advisor.core.calibration import CALIBRATION
 from advisor.core.evaluate import evaluate
 from advisor.core.hardware import Hardware, HardwareClass
-from advisor.core.inputs import build_inputs, int8_tops_in_use
+from advisor.core.inputs import build_inputs
+from advisor.core.matrix_units import XMX_OVER_VECTOR_FP16, int8_tops_in_use, matrix_tflops_in_use, vector_only
 from advisor.core.model import ModelArch
 from advisor.core.quant import Quant
 from advisor.core.scenario import Scenario, Workload
@@ -63,3 +64,22 @@ def test_vulkan_ignores_the_int8_figure() -> None:
 def test_a_given_compute_efficiency_is_plain_eta_times_the_fp16_figure() -> None:
     s = Scenario(hardware=GEFORCE, model=M8, quant=Q4, workload=Workload(compute_efficiency=0.5))
     assert float(build_inputs(s).prefill_int8_eta) == 0.0
+
+
+ARC_A = Hardware(name="Intel Arc A770 16 GB", memory_gb=16, bandwidth_gbps=560, fp16_tflops=138)
+ARC_B = Hardware(name="Intel Arc B580", memory_gb=12, bandwidth_gbps=456, fp16_tflops=116)
+
+
+def test_vulkan_on_an_arc_a_series_card_prefills_on_its_vector_engines() -> None:
+    def at(hw: Hardware, backend: Backend) -> Scenario:
+        return Scenario(hardware=hw, model=M8, quant=Q4, workload=Workload(backend=backend))
+
+    assert vector_only(at(ARC_A, Backend.VULKAN)) and not vector_only(at(ARC_A, Backend.SYCL))
+    assert not vector_only(at(ARC_B, Backend.VULKAN))  # Xe2 gets cooperative matrices
+    assert matrix_tflops_in_use(at(ARC_A, Backend.VULKAN)) == pytest.approx(138 / XMX_OVER_VECTOR_FP16)
+    # the same card and kernels' η: a quarter of the compute, so prefill drops by nearly that
+    vulkan, xmx = (
+        _prefill(ARC_A, backend=Backend.VULKAN),
+        _prefill(ARC_A.model_copy(update={"name": "X"}), backend=Backend.VULKAN),
+    )
+    assert 1 / XMX_OVER_VECTOR_FP16 - 1e-9 <= vulkan / xmx < 0.5

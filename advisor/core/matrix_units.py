@@ -1,0 +1,49 @@
+"""Which compute units a backend's kernels reach: the FP16 matrix units a datasheet's figure counts, the
+INT8 ones llama.cpp's quantized matmul kernels use, or only the vector ALUs."""
+
+from __future__ import annotations
+
+from advisor.core.calibration import generation_key, resolve_backend
+from advisor.core.efficiency import Engine
+from advisor.core.hardware import HardwareClass
+from advisor.core.scenario import Scenario
+from advisor.core.terms import Backend
+
+# llama.cpp's quantized matmul kernels (MMQ) run on INT8 matrix units under these backends
+INT8_BACKENDS = frozenset({Backend.CUDA, Backend.ROCM})
+# llama.cpp's Vulkan backend leaves cooperative matrices off on Arc A-series (Xe-HPG) GPUs, "since older
+# hardware (ex. Arc A770) has performance regressions" (ggml-vulkan.cpp,
+# ggml_vk_khr_cooperative_matrix_support), so its matmuls run on the vector engines. Their FP16 rate is a
+# quarter of the XMX figure the catalog holds: an A770's 32 Xe-cores do 19.7 TFLOPS FP32 (39.3 FP16) on
+# vector engines against 157.3 FP16 on XMX (Intel Arc A770 specifications).
+VECTOR_ONLY = frozenset({(Backend.VULKAN, "Intel Alchemist")})
+XMX_OVER_VECTOR_FP16 = 4.0
+
+
+def vector_only(scenario: Scenario) -> bool:
+    """True where the scenario's backend cannot use the GPU's matrix units (llama.cpp only)."""
+    hw = scenario.hardware
+    if scenario.workload.engine is not Engine.LLAMA_CPP or hw.kind is HardwareClass.CPU:
+        return False
+    return (resolve_backend(hw, scenario.workload.backend), generation_key(hw)) in VECTOR_ONLY
+
+
+def matrix_tflops_in_use(scenario: Scenario) -> float:
+    """The FP16 TFLOPS the kernels reach: the datasheet's matrix figure (summed over a tensor split), or
+    its vector share where the backend runs without the matrix units."""
+    tflops = scenario.hardware.compute_tflops
+    return tflops / XMX_OVER_VECTOR_FP16 if vector_only(scenario) else tflops
+
+
+def int8_tops_in_use(scenario: Scenario) -> float:
+    """Peak INT8 TOPS quantized prefill runs on (summed over a tensor split), or 0 where it does not:
+    no INT8 figure, another engine, or a backend without the MMQ kernels."""
+    hw, w = scenario.hardware, scenario.workload
+    if (
+        hw.int8_tops is None
+        or hw.kind is HardwareClass.CPU
+        or w.engine is not Engine.LLAMA_CPP
+        or resolve_backend(hw, w.backend) not in INT8_BACKENDS
+    ):
+        return 0.0
+    return hw.int8_tops * (hw.devices if hw.split == "tensor" else 1)

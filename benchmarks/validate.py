@@ -89,7 +89,7 @@ def _terms_lines(cal: Calibration) -> list[str]:
             lines += [
                 f"    (HardwareClass.{kind.name}, Engine.{engine.name}): ClassTerms(",
                 f"        DecodeTerms(eta={_num(d.eta)}, token_ms={_num(d.token_ms)}, kv_factor={_num(d.kv_factor)},",
-                f"                    dequant_flop={_num(d.dequant_flop)}, stream_ms={_num(d.stream_ms)},",
+                f"                    dequant_flop={_num(d.dequant_flop)}, stream_cost={_num(d.stream_cost)},",
                 f"                    band=({_num(d.band[0])}, {_num(d.band[1])})),",
                 f"        PrefillTerms(eta={_num(p.eta)}, quant_factor={_num(p.quant_factor)}, "
                 f"attn_factor={_num(p.attn_factor)}, moe_factor={_num(p.moe_factor)}, "

@@ -8,7 +8,7 @@ ETA = (0.3, 1.0)  # share of the bandwidth ceiling a decode step realizes
 PREFILL_ETA = (0.1, 1.0)  # share of the FP16 peak a prefill realizes
 TOKEN_MS = (0.05, 10.0)  # t₀: fixed time per step (kernel launches, sampling), ms
 KV_FACTOR = (0.3, 3.0)  # the cache's read cost over its bytes at the weights' rate
-STREAM_MS_MAX = 5.0  # fixed time per extra stream, ms (0 allowed: batching free of it)
+STREAM_COST_MAX = 30.0  # an extra stream's matmuls over their time at the FP16 peak (0 allowed: batching free)
 DEQUANT_FLOP_MAX = 50.0  # FLOP per weight to unpack a quantized weight (0 allowed)
 # a backend's, GPU architecture's or machine's factor on η; as low as a quarter: llama.cpp on Intel's
 # Alchemist cards realizes about a third of what its class's η says of the other vendors' cards

@@ -25,9 +25,11 @@ Decode, one step (B streams):
 - d (`dequant_flop`): FLOP-equivalents per quantized weight to unpack it (N_q weights read from fast
   memory, F the device's FP16 peak). It is why a 4-bit model realizes less of its ceiling than the
   same model at 16 bits, and most on GPUs with little compute per byte of bandwidth.
-- t_s (`stream_ms`): each stream beyond the first adds this much per-sequence work (sampling,
-  bookkeeping, small kernels) to the step, so per-stream speed sags as the batch grows even before
-  the step turns compute-bound (at the prefill η_c); 0 where no batched measurements exist.
+- s (`stream_cost`): each stream beyond the first adds its own weight matmuls to the step, at s times
+  their time at the FP16 peak (2 × active params ÷ F): small-batch kernels re-read and unpack the weights
+  per stream from cache and realize a small share of the peak, so per-stream speed sags as the batch
+  grows long before the step turns compute-bound, and more on a GPU with little compute per byte
+  (an M2 Ultra) than on one with much (a DGX Spark); 0 where no batched measurements exist.
 - η_a (`unfused_attn_eta`, one value for all groups): llama.cpp with flash attention off runs
   attention as separate kernels per *query* head; each step then also pays its attention FLOP A
   (4 × heads × head dim × layers × context per token) at this small share of the FP16 peak F. It is

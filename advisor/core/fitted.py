@@ -20,68 +20,68 @@ from advisor.core.terms import (
 
 FITTED_TERMS: dict[tuple[HardwareClass, Engine], ClassTerms] = {
     (HardwareClass.DISCRETE_GPU, Engine.LLAMA_CPP): ClassTerms(
-        DecodeTerms(eta=0.815, token_ms=1.54, kv_factor=1.3,
-                    dequant_flop=2.07, stream_ms=0.0,
-                    band=(0.638, 1.402)),
+        DecodeTerms(eta=0.831, token_ms=1.55, kv_factor=1.29,
+                    dequant_flop=3.5, stream_cost=0.0,
+                    band=(0.639, 1.403)),
         PrefillTerms(eta=0.871, quant_factor=0.567, attn_factor=0.42, moe_factor=0.276, int8_factor=0.215),
         fitted=True, rows=172),
     (HardwareClass.UNIFIED, Engine.LLAMA_CPP): ClassTerms(
-        DecodeTerms(eta=0.883, token_ms=2.64, kv_factor=1.29,
-                    dequant_flop=3.96, stream_ms=0.944,
-                    band=(0.818, 1.412)),
+        DecodeTerms(eta=0.886, token_ms=2.59, kv_factor=1.72,
+                    dequant_flop=3.69, stream_cost=3.13,
+                    band=(0.781, 1.253)),
         PrefillTerms(eta=0.54, quant_factor=0.85, attn_factor=1.36, moe_factor=0.276, int8_factor=0.491),
         fitted=True, rows=137),
     (HardwareClass.UNIFIED, Engine.MLX): ClassTerms(
-        DecodeTerms(eta=0.979, token_ms=0.359, kv_factor=1.29,
-                    dequant_flop=3.96, stream_ms=0.944,
-                    band=(0.833, 1.392)),
+        DecodeTerms(eta=0.976, token_ms=0.406, kv_factor=1.72,
+                    dequant_flop=3.69, stream_cost=3.13,
+                    band=(0.785, 1.244)),
         PrefillTerms(eta=0.55, quant_factor=1.0, attn_factor=1.0, moe_factor=1.0, int8_factor=0.0),
         fitted=True, rows=10),
     (HardwareClass.CPU, Engine.LLAMA_CPP): ClassTerms(
-        DecodeTerms(eta=0.684, token_ms=2.29, kv_factor=1.0,
-                    dequant_flop=0.0251, stream_ms=0.0,
+        DecodeTerms(eta=0.684, token_ms=2.26, kv_factor=1.0,
+                    dequant_flop=0.0253, stream_cost=0.0,
                     band=(0.494, 1.128)),
         PrefillTerms(eta=0.769, quant_factor=0.996, attn_factor=1.0, moe_factor=0.276, int8_factor=0.0),
         fitted=True, rows=11),
 }
 FITTED_HOST_ETA = 0.556
-FITTED_EXPERT_SPREAD = 0.701
-FITTED_UNFUSED_ATTN_ETA = 0.0105
+FITTED_EXPERT_SPREAD = 0.768
+FITTED_UNFUSED_ATTN_ETA = 0.0103
 FITTED_CPU_ATTN_SHARE = 0.0243
-FITTED_MOE_TOKEN = 1.93
+FITTED_MOE_TOKEN = 1.89
 FITTED_ERA_TOKEN: dict[BuildEra, float] = {
-    BuildEra.BEFORE_2024_05: 1.61,
-    BuildEra.MAY_TO_DEC_2024: 1.5,
+    BuildEra.BEFORE_2024_05: 1.57,
+    BuildEra.MAY_TO_DEC_2024: 1.51,
 }
 FITTED_BACKENDS: dict[Backend, BackendTerms] = {
     Backend.CPU: BackendTerms(decode=1.0, prefill=1.0, rows=21),
-    Backend.METAL: BackendTerms(decode=0.985, prefill=1.38, rows=104),
-    Backend.ROCM: BackendTerms(decode=0.849, prefill=0.992, rows=27),
+    Backend.METAL: BackendTerms(decode=0.991, prefill=1.38, rows=104),
+    Backend.ROCM: BackendTerms(decode=0.851, prefill=0.992, rows=27),
     Backend.SYCL: BackendTerms(decode=1.05, prefill=0.414, rows=34),
-    Backend.VULKAN: BackendTerms(decode=0.914, prefill=0.734, rows=97),
+    Backend.VULKAN: BackendTerms(decode=0.917, prefill=0.734, rows=97),
 }
 FITTED_MACHINES: dict[str, MachineTerms] = {
-    "AMD Ryzen AI Max+ 395 (Strix Halo) @ 256 GB/s": MachineTerms(decode=0.978, rows=24),
-    "NVIDIA GeForce RTX 3090 @ 936 GB/s": MachineTerms(decode=0.979, rows=28),
+    "AMD Ryzen AI Max+ 395 (Strix Halo) @ 256 GB/s": MachineTerms(decode=0.975, rows=24),
+    "NVIDIA GeForce RTX 3090 @ 936 GB/s": MachineTerms(decode=0.977, rows=28),
     "NVIDIA GeForce RTX 4090 @ 1008 GB/s": MachineTerms(decode=1.05, rows=44),
-    "NVIDIA GeForce RTX 5090 @ 1792 GB/s": MachineTerms(decode=0.989, rows=5),
+    "NVIDIA GeForce RTX 5090 @ 1792 GB/s": MachineTerms(decode=0.991, rows=5),
     "NVIDIA RTX PRO 6000 Blackwell Workstation Edition @ 1792 GB/s": MachineTerms(decode=1.05, rows=5),
 }
 FITTED_GENERATIONS: dict[str, MachineTerms] = {
     "AMD RDNA 2": MachineTerms(decode=1.03, rows=1),
     "AMD RDNA 3": MachineTerms(decode=1.04, rows=49),
-    "AMD RDNA 4": MachineTerms(decode=1.23, rows=3),
-    "Apple M1": MachineTerms(decode=0.955, rows=13),
-    "Apple M2": MachineTerms(decode=0.982, rows=41),
+    "AMD RDNA 4": MachineTerms(decode=1.22, rows=3),
+    "Apple M1": MachineTerms(decode=0.947, rows=13),
+    "Apple M2": MachineTerms(decode=1.01, rows=41),
     "Apple M3": MachineTerms(decode=1.08, rows=10),
-    "Apple M4": MachineTerms(decode=0.99, rows=11),
-    "Intel Alchemist": MachineTerms(decode=0.32, rows=9),
-    "Intel Battlemage": MachineTerms(decode=0.746, rows=15),
+    "Apple M4": MachineTerms(decode=0.982, rows=11),
+    "Intel Alchemist": MachineTerms(decode=0.319, rows=9),
+    "Intel Battlemage": MachineTerms(decode=0.741, rows=15),
     "NVIDIA Ada": MachineTerms(decode=1.08, rows=48),
     "NVIDIA Ampere": MachineTerms(decode=1.01, rows=41),
     "NVIDIA Blackwell": MachineTerms(decode=1.07, rows=62),
-    "NVIDIA Pascal": MachineTerms(decode=0.997, rows=2),
-    "NVIDIA Turing": MachineTerms(decode=0.968, rows=14),
+    "NVIDIA Pascal": MachineTerms(decode=1.01, rows=2),
+    "NVIDIA Turing": MachineTerms(decode=0.97, rows=14),
 }
 FITTED_NOTES: tuple[str, ...] = (
     "fitted on 330 decode + 220 prefill rows, the training part of the 808 usable measurements "

@@ -139,6 +139,12 @@ def _with_fixed_cost(runs: Sequence[Run]) -> tuple[float, float] | None:
     return (s1y * sw - s1 * sy) / det, (ss * sy - s1 * s1y) / det
 
 
+def _fixed_cost_at(runs: Sequence[Run], x: float) -> float:
+    """Δt₀ minimizing Σ ((m − fixed − s·x − Δ) / m)² at a given x = 1/f."""
+    w = [1.0 / r.measured_s**2 for r in runs]
+    return sum(wi * (r.measured_s - r.fixed_s - r.scaled_s * x) for wi, r in zip(w, runs, strict=True)) / sum(w)
+
+
 def fit_factor(runs: Sequence[Run], max_factor: float = FACTOR_MAX, *, allow_fixed_cost: bool = True) -> FactorFit:
     """The factor (and, with runs at different sizes, Δt₀) that best puts the fitted model on `runs`,
     `max_factor` keeps the
@@ -155,6 +161,12 @@ def fit_factor(runs: Sequence[Run], max_factor: float = FACTOR_MAX, *, allow_fix
         x = _factor_only(runs) or 0.0
     raw = 1.0 / x if x > 0 else FACTOR_MAX
     factor = min(max(raw, FACTOR_MIN), max_factor, FACTOR_MAX)
+    if fixed and factor != raw:
+        # the cap moved the factor off the joint optimum: Δt₀ is refitted at the capped factor (else it
+        # keeps compensating for a factor the fit did not get)
+        extra = _fixed_cost_at(runs, 1.0 / factor)
+        fixed = all(r.fixed_s + extra >= 0 for r in runs)
+        extra = extra if fixed else 0.0
     # measured ÷ predicted − 1 in tok/s is predicted ÷ measured − 1 in seconds per token
     residuals = tuple(r.predicted_s(factor, extra) / r.measured_s - 1.0 for r in runs)
     return FactorFit(factor=factor, raw_factor=raw, extra_s=extra, fixed_cost=fixed, residuals=residuals)

@@ -242,7 +242,7 @@ def _solve(inp: Inputs) -> Outputs:
     t_compute_ceiling = streams * per_token_flops / flops
     # Batched decode below the crossover is not quite free: each extra stream adds its own per-sequence
     # work (sampling, bookkeeping, small kernels) to the step.
-    t_streams = np.maximum(streams - 1, 0) * _a(inp.stream_time)
+    t_streams = np.maximum(streams - 1, 0) * _a(inp.stream_cost) * weight_flops / flops
     # Attention without flash attention: scores, softmax and the weighted sum run as separate kernels
     # per query head, at a small share of the peak, for the layers held in fast memory. With fused
     # attention (flash attention, MLX, vLLM, a given η) κ covers the KV reads and this is 0.

@@ -78,7 +78,8 @@ class Inputs:
     moe_token_factor: Num = 1.0  # token_time's multiple for a mixture-of-experts model (router, expert kernels)
     kv_factor: Num = 1.0  # KV bytes in fast memory cost this many times their size
     dequant_flops: Num = 0.0  # FLOP per quantized weight read from fast memory, at the FP16 peak
-    stream_time: Num = 0.0  # s added to the step for each stream beyond the first
+    # each stream beyond the first adds its weight matmuls at this many times their time at the FP16 peak
+    stream_cost: Num = 0.0
     # share of the FP16 peak realized by attention run as separate kernels (llama.cpp without flash
     # attention); 0: attention is fused and costs only its KV bytes (kv_factor)
     unfused_attn_eta: Num = 0.0

@@ -91,7 +91,10 @@ def memory_terms_text(s: Scenario, inp: Inputs, out: Outputs, eta: float) -> lis
             f"{num(flop)} FLOP ÷ {num(hw.fp16_tflops)} TFLOPS = {ms(dq)}"
         )
     if (t_streams := first(out.t_streams)) > 0:
-        parts.append(f"{s.workload.streams - 1} more streams × {ms(first(inp.stream_time))} = {ms(t_streams)}")
+        parts.append(
+            f"{s.workload.streams - 1} more streams' matmuls ({num(2 * first(inp.active_params) / 1e9)} GFLOP each "
+            f"× {first(inp.stream_cost):.2f} ÷ {num(first(inp.flops) / 1e12)} TFLOPS) = {ms(t_streams)}"
+        )
     if (t_attn := first(out.t_attn)) > 0 and first(inp.on_cores) > 0:
         rate = first(inp.compute_eta) * first(inp.cpu_attn_share)
         gflop = t_attn * first(inp.flops) * rate / 1e9

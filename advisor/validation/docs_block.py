@@ -190,12 +190,13 @@ def _terms_section(report: dict[str, Any]) -> list[str]:
         ("t₀: fixed time per step, a current llama.cpp build", lambda k: f"{_g(d[k]['token_ms'])} ms"),
         ("κ: cost of the KV bytes, relative to the weights'", lambda k: _g(d[k]["kv_factor"])),
         ("d: FLOP per quantized weight to unpack it", lambda k: _g(d[k]["dequant_flop"])),
-        ("t_s: time per step for each stream past the first", lambda k: f"{_g(d[k]['stream_ms'])} ms"),
+        ("s: each stream past the first, its matmuls × their time at peak", lambda k: _g(d[k]["stream_cost"])),
         ("band: measured ÷ model, 10th–90th percentile", lambda k: f"{d[k]['band'][0]:.2f}–{d[k]['band'][1]:.2f}"),
         ("η_c: prefill share of the FP16 peak (CUDA)", lambda k: _g(p[k]["eta"])),
         ("q: prefill factor for quantized weights", lambda k: _g(p[k]["quant_factor"])),
         ("α: prefill attention factor", lambda k: _g(p[k]["attn_factor"])),
         ("prefill factor for a mixture-of-experts model", lambda k: _g(p[k]["moe_factor"])),
+        ("i: prefill factor on the INT8 peak (CUDA and ROCm, quantized)", lambda k: _g(p[k]["int8_factor"])),
         ("training rows", lambda k: str(fitted[k]["rows"])),
     )
     rows = [[label, *(f(k) for k in fitted)] for label, f in spec]

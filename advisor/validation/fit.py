@@ -89,7 +89,7 @@ def _field_arrays(cases: Sequence[Case], cal: Calibration) -> dict[str, Any]:
         token_ms=a(lambda t: t.decode.token_ms) * era,
         kv_factor=a(lambda t: t.decode.kv_factor),
         dequant_flop=a(lambda t: t.decode.dequant_flop),
-        stream_ms=a(lambda t: t.decode.stream_ms),
+        stream_cost=a(lambda t: t.decode.stream_cost),
         quant_factor=a(lambda t: t.prefill.quant_factor),
         attn_factor=a(lambda t: t.prefill.attn_factor),
         moe_factor=a(lambda t: t.prefill.moe_factor),
@@ -252,7 +252,7 @@ def _tidy(cal: Calibration) -> Calibration:
                 token_ms=r(d.token_ms) or 0.0,
                 kv_factor=r(d.kv_factor) or 1.0,
                 dequant_flop=r(d.dequant_flop) or 0.0,
-                stream_ms=r(d.stream_ms) or 0.0,
+                stream_cost=r(d.stream_cost) or 0.0,
                 band=d.band,
             ),
             prefill=PrefillTerms(

@@ -129,7 +129,9 @@ def decode_params(train: Sequence[Case], base: Calibration, min_rows: int = MIN_
                 Param(f"dequant_flop[{kind.value}]", "decode.dequant_flop", in_class, "positive", 2.0, 0.0, 200.0)
             )
         if sum(c.row.batch > 1 for c in rows) >= 4:
-            params.append(Param(f"stream_ms[{kind.value}]", "decode.stream_ms", in_class, "positive", 0.5, 0.0, 20.0))
+            params.append(
+                Param(f"stream_cost[{kind.value}]", "decode.stream_cost", in_class, "positive", 2.0, 0.0, 50.0)
+            )
     if sum(c.kind == "offload" for c in tg) >= min_rows:
         params.append(Param("host_eta", "host_eta", (), "share", base.host_eta, 0.1, 1.0))
     if sum(c.moe and c.row.batch > 1 for c in tg) >= 3:

@@ -50,7 +50,7 @@ def test_every_fitted_constant_lies_in_its_plausible_range() -> None:
             continue
         d, p = t.decode, t.prefill
         assert within(d.eta, r.ETA) and within(d.token_ms, r.TOKEN_MS) and within(d.kv_factor, r.KV_FACTOR), group
-        assert 0 <= d.stream_ms <= r.STREAM_MS_MAX and 0 <= d.dequant_flop <= r.DEQUANT_FLOP_MAX, group
+        assert 0 <= d.stream_cost <= r.STREAM_COST_MAX and 0 <= d.dequant_flop <= r.DEQUANT_FLOP_MAX, group
         assert within(d.band[0], r.BAND_LOW) and within(d.band[1], r.BAND_HIGH), group
         assert within(p.eta, r.PREFILL_ETA), group
         assert all(within(f, r.PREFILL_FACTOR) for f in (p.quant_factor, p.attn_factor, p.moe_factor)), group

@@ -240,8 +240,8 @@ def _solve(inp: Inputs) -> Outputs:
     per_token_flops = weight_flops + attn_flops
     t_compute = streams * (weight_flops + np.where(on_cores, 0.0, attn_flops)) / (flops * _a(inp.compute_eta))
     t_compute_ceiling = streams * per_token_flops / flops
-    # Batched decode below the crossover is not quite free: each extra stream adds its own per-sequence
-    # work (sampling, bookkeeping, small kernels) to the step.
+    # Batched decode below the crossover is not free: small-batch kernels re-read and unpack the weights
+    # for each stream from cache, so each extra stream adds its matmuls at stream_cost × their peak time.
     t_streams = np.maximum(streams - 1, 0) * _a(inp.stream_cost) * weight_flops / flops
     # Attention without flash attention: scores, softmax and the weighted sum run as separate kernels
     # per query head, at a small share of the peak, for the layers held in fast memory. With fused

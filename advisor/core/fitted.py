@@ -20,68 +20,68 @@ from advisor.core.terms import (
 
 FITTED_TERMS: dict[tuple[HardwareClass, Engine], ClassTerms] = {
     (HardwareClass.DISCRETE_GPU, Engine.LLAMA_CPP): ClassTerms(
-        DecodeTerms(eta=0.831, token_ms=1.55, kv_factor=1.29,
-                    dequant_flop=3.5, stream_cost=0.0,
-                    band=(0.639, 1.403)),
+        DecodeTerms(eta=0.831, token_ms=1.59, kv_factor=1.26,
+                    dequant_flop=3.54, stream_cost=0.0,
+                    band=(0.641, 1.381)),
         PrefillTerms(eta=0.871, quant_factor=0.567, attn_factor=0.42, moe_factor=0.276, int8_factor=0.215),
         fitted=True, rows=172),
     (HardwareClass.UNIFIED, Engine.LLAMA_CPP): ClassTerms(
-        DecodeTerms(eta=0.886, token_ms=2.59, kv_factor=1.72,
-                    dequant_flop=3.69, stream_cost=3.13,
-                    band=(0.781, 1.253)),
+        DecodeTerms(eta=0.882, token_ms=2.61, kv_factor=1.72,
+                    dequant_flop=3.69, stream_cost=3.1,
+                    band=(0.78, 1.244)),
         PrefillTerms(eta=0.54, quant_factor=0.85, attn_factor=1.36, moe_factor=0.276, int8_factor=0.491),
         fitted=True, rows=137),
     (HardwareClass.UNIFIED, Engine.MLX): ClassTerms(
-        DecodeTerms(eta=0.976, token_ms=0.406, kv_factor=1.72,
-                    dequant_flop=3.69, stream_cost=3.13,
-                    band=(0.785, 1.244)),
+        DecodeTerms(eta=0.976, token_ms=0.41, kv_factor=1.72,
+                    dequant_flop=3.69, stream_cost=3.1,
+                    band=(0.785, 1.241)),
         PrefillTerms(eta=0.55, quant_factor=1.0, attn_factor=1.0, moe_factor=1.0, int8_factor=0.0),
         fitted=True, rows=10),
     (HardwareClass.CPU, Engine.LLAMA_CPP): ClassTerms(
-        DecodeTerms(eta=0.684, token_ms=2.26, kv_factor=1.0,
-                    dequant_flop=0.0253, stream_cost=0.0,
-                    band=(0.494, 1.128)),
+        DecodeTerms(eta=0.84, token_ms=15.7, kv_factor=1.0,
+                    dequant_flop=0.0335, stream_cost=0.0,
+                    band=(0.505, 1.194)),
         PrefillTerms(eta=0.769, quant_factor=0.996, attn_factor=1.0, moe_factor=0.276, int8_factor=0.0),
         fitted=True, rows=11),
 }
 FITTED_HOST_ETA = 0.556
 FITTED_EXPERT_SPREAD = 0.768
-FITTED_UNFUSED_ATTN_ETA = 0.0103
-FITTED_CPU_ATTN_SHARE = 0.0243
-FITTED_MOE_TOKEN = 1.89
+FITTED_UNFUSED_ATTN_ETA = 0.0101
+FITTED_CPU_ATTN_SHARE = 0.0224
+FITTED_MOE_TOKEN = 1.85
 FITTED_ERA_TOKEN: dict[BuildEra, float] = {
-    BuildEra.BEFORE_2024_05: 1.57,
-    BuildEra.MAY_TO_DEC_2024: 1.51,
+    BuildEra.BEFORE_2024_05: 1.52,
+    BuildEra.MAY_TO_DEC_2024: 1.4,
 }
 FITTED_BACKENDS: dict[Backend, BackendTerms] = {
     Backend.CPU: BackendTerms(decode=1.0, prefill=1.0, rows=21),
-    Backend.METAL: BackendTerms(decode=0.991, prefill=1.38, rows=104),
-    Backend.ROCM: BackendTerms(decode=0.851, prefill=0.992, rows=27),
+    Backend.METAL: BackendTerms(decode=0.992, prefill=1.38, rows=104),
+    Backend.ROCM: BackendTerms(decode=0.853, prefill=0.992, rows=27),
     Backend.SYCL: BackendTerms(decode=1.05, prefill=0.414, rows=34),
-    Backend.VULKAN: BackendTerms(decode=0.917, prefill=0.734, rows=97),
+    Backend.VULKAN: BackendTerms(decode=0.921, prefill=0.734, rows=97),
 }
 FITTED_MACHINES: dict[str, MachineTerms] = {
-    "AMD Ryzen AI Max+ 395 (Strix Halo) @ 256 GB/s": MachineTerms(decode=0.975, rows=24),
-    "NVIDIA GeForce RTX 3090 @ 936 GB/s": MachineTerms(decode=0.977, rows=28),
-    "NVIDIA GeForce RTX 4090 @ 1008 GB/s": MachineTerms(decode=1.05, rows=44),
-    "NVIDIA GeForce RTX 5090 @ 1792 GB/s": MachineTerms(decode=0.991, rows=5),
+    "AMD Ryzen AI Max+ 395 (Strix Halo) @ 256 GB/s": MachineTerms(decode=0.974, rows=24),
+    "NVIDIA GeForce RTX 3090 @ 936 GB/s": MachineTerms(decode=0.976, rows=28),
+    "NVIDIA GeForce RTX 4090 @ 1008 GB/s": MachineTerms(decode=1.04, rows=44),
+    "NVIDIA GeForce RTX 5090 @ 1792 GB/s": MachineTerms(decode=0.992, rows=5),
     "NVIDIA RTX PRO 6000 Blackwell Workstation Edition @ 1792 GB/s": MachineTerms(decode=1.05, rows=5),
 }
 FITTED_GENERATIONS: dict[str, MachineTerms] = {
     "AMD RDNA 2": MachineTerms(decode=1.03, rows=1),
     "AMD RDNA 3": MachineTerms(decode=1.04, rows=49),
     "AMD RDNA 4": MachineTerms(decode=1.22, rows=3),
-    "Apple M1": MachineTerms(decode=0.947, rows=13),
-    "Apple M2": MachineTerms(decode=1.01, rows=41),
+    "Apple M1": MachineTerms(decode=0.948, rows=13),
+    "Apple M2": MachineTerms(decode=1.0, rows=41),
     "Apple M3": MachineTerms(decode=1.08, rows=10),
-    "Apple M4": MachineTerms(decode=0.982, rows=11),
-    "Intel Alchemist": MachineTerms(decode=0.319, rows=9),
-    "Intel Battlemage": MachineTerms(decode=0.741, rows=15),
-    "NVIDIA Ada": MachineTerms(decode=1.08, rows=48),
+    "Apple M4": MachineTerms(decode=0.983, rows=11),
+    "Intel Alchemist": MachineTerms(decode=0.317, rows=9),
+    "Intel Battlemage": MachineTerms(decode=0.742, rows=15),
+    "NVIDIA Ada": MachineTerms(decode=1.07, rows=48),
     "NVIDIA Ampere": MachineTerms(decode=1.01, rows=41),
     "NVIDIA Blackwell": MachineTerms(decode=1.07, rows=62),
     "NVIDIA Pascal": MachineTerms(decode=1.01, rows=2),
-    "NVIDIA Turing": MachineTerms(decode=0.97, rows=14),
+    "NVIDIA Turing": MachineTerms(decode=0.973, rows=14),
 }
 FITTED_NOTES: tuple[str, ...] = (
     "fitted on 330 decode + 220 prefill rows, the training part of the 808 usable measurements "

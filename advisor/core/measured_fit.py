@@ -54,7 +54,9 @@ def measured_run(s: Scenario, which: Which, tok_s: float, calibration: Calibrati
     if which == "decode":
         shipped = float(out.decode)
         step = float(out.t_step)
-        scaled = 0.0 if bool(float(out.compute_bound)) else float(out.t_weights) + float(out.t_kv)
+        # streaming scales with η unless the step is the compute side's (on CPU cores the two add)
+        overlapped = bool(float(out.compute_bound)) and float(build_inputs(s, calibration).on_cores) == 0
+        scaled = 0.0 if overlapped else float(out.t_weights) + float(out.t_kv)
         run = Run(measured_s=1.0 / tok_s, scaled_s=scaled, fixed_s=max(step - scaled, 0.0))
         eta = decode_eta(s, calibration)
     else:

@@ -256,7 +256,9 @@ def _solve(inp: Inputs) -> Outputs:
     t_attn = np.where(_a(inp.on_cores) > 0, t_attn_cores, t_attn_unfused)
     t_memory = t_weights + t_kv + t_host + t_dequant + t_streams + t_attn
 
-    step = np.maximum(t_memory, t_compute) + t_token
+    # A GPU overlaps streaming with arithmetic (the step is the longer of the two); on CPU cores the same
+    # threads issue the loads and the multiply-adds, so their times add.
+    step = np.where(on_cores, t_memory + t_compute, np.maximum(t_memory, t_compute)) + t_token
     ceiling = 1.0 / np.maximum(t_mem_ceiling, t_compute_ceiling)
     # No engine reads the cache faster than memory delivers it. A KV factor fitted below η (the data's
     # contexts slowed decode less than their bytes say) would lift the realistic figure above the

@@ -145,7 +145,10 @@ def realistic_text(s: Scenario, inp: Inputs, out: Outputs, eta: float) -> str:
     """The realistic decode step, term by term, adding up to the tok/s shown."""
     parts = memory_terms_text(s, inp, out, eta)
     memory, compute = first(out.t_memory), first(out.t_compute)
-    if bool(first(out.compute_bound)):
+    if first(inp.on_cores) > 0:  # the cores load, then multiply: the two add
+        parts = [*parts, f"the cores' multiply-adds {ms(compute)}"]
+        body = " + ".join(parts)
+    elif bool(first(out.compute_bound)):
         body = f"compute {ms(compute)} per step (longer than memory {ms(memory)})"
         parts = [body]
     else:

@@ -22,8 +22,9 @@ def test_fit_json_and_save(capsys: pytest.CaptureFixture[str]) -> None:
     assert out["decode"]["eta"] == pytest.approx(0.798, abs=0.005) and out["decode"]["rows"] == 5
     assert out["prefill"]["eta"] == pytest.approx(0.29, abs=0.01)
     assert out["decode"]["points"][0]["measured_tok_s"] == 29.30
-    # the scenario (4,096 tokens of context) with the measured η lands on the run measured there (tg32 @ d4096)
-    assert out["scenario"]["decode_after"] == pytest.approx(28.27, rel=0.02)
+    # the scenario (4,096 tokens of context) calibrated on all five runs lands near the one measured there
+    # (tg32 @ d4096), within the runs' own scatter about one factor and fixed time
+    assert out["scenario"]["decode_after"] == pytest.approx(28.27, rel=0.05)
     assert out["scenario"]["decode_after"] != out["scenario"]["decode_before"]
     assert out["saved"]["id"] == "dgx-spark-mine"
     mine = load_catalog(user_catalog_dir()).hardware["dgx-spark-mine"]

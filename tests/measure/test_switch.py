@@ -117,12 +117,12 @@ def test_a_cpu_build_is_refused_but_is_no_other_model() -> None:
 
 def test_no_catalog_match_says_so() -> None:
     s = catalog_scenario("dgx-spark", "qwen2.5-coder-7b", "q8_0")
-    assert not any(abs(m.total_params_b / 17.0 - 1) <= 0.10 for m in CATALOG.models.values())
-    row = BenchRow("tg", 0, 128, 0, 20.0, model="llama 17B Q4_K - Medium", params=17.0e9, size_bytes=9.7 * 2**30)
+    assert not any(abs(m.total_params_b / 58.0 - 1) <= 0.10 for m in CATALOG.models.values())
+    row = BenchRow("tg", 0, 128, 0, 5.0, model="llama 58B Q4_K - Medium", params=58.0e9, size_bytes=33.1 * 2**30)
     offer = offer_for(s, [row], "qwen2.5-coder-7b")
     assert offer is not None and offer.switch is None
     text = offer.message()
-    assert "No catalog model and quant match" in text and "llama 17B Q4_K - Medium" in text and "17.00 B" in text
+    assert "No catalog model and quant match" in text and "llama 58B Q4_K - Medium" in text and "58.00 B" in text
 
 
 def test_a_file_type_the_catalog_lacks_is_no_match() -> None:

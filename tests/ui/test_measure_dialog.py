@@ -287,11 +287,11 @@ def test_a_table_with_no_catalog_match_says_so_without_a_button(window: MainWind
     dialog.paste.setPlainText(
         "| model | size | params | backend | ngl | test | t/s |\n"
         "| --- | ---: | ---: | --- | --: | ---: | ---: |\n"
-        "| llama 17B Q4_K - Medium | 9.70 GiB | 17.00 B | CUDA | 99 | tg128 | 20.00 ± 0.10 |\n"
+        "| llama 58B Q4_K - Medium | 33.10 GiB | 58.00 B | CUDA | 99 | tg128 |  5.00 ± 0.10 |\n"
     )
     assert dialog.fit() is None
     text = dialog.summary.text()
-    assert "ran a 17.00 B model" in text and "No catalog model and quant match" in text
+    assert "ran a 58.00 B model" in text and "No catalog model and quant match" in text
     assert dialog.switch_button.isHidden() and not dialog.save_button.isEnabled()
     assert not dialog.switch_to_table_model()
     # a table of the scenario's own model afterwards: no leftover offer

@@ -268,9 +268,14 @@ class Hardware(Frozen):
         return 1.0 if self.tp_scaling is None else 1.0 + (self.devices - 1) * self.tp_scaling
 
     @property
+    def _summed(self) -> int:
+        """How many devices' rates add up: all of them under tensor split, one at a time under layer split."""
+        return self.devices if self.split == "tensor" else 1
+
+    @property
     def fast_bandwidth_gbps(self) -> float:
         """Datasheet bandwidth the weights stream from; tensor split adds the devices' bandwidth."""
-        return self.bandwidth_gbps * (self.devices if self.split == "tensor" else 1)
+        return self.bandwidth_gbps * self._summed
 
     @property
     def scaling_efficiency(self) -> float:
@@ -282,4 +287,9 @@ class Hardware(Frozen):
 
     @property
     def compute_tflops(self) -> float:
-        return self.fp16_tflops * (self.devices if self.split == "tensor" else 1)
+        return self.fp16_tflops * self._summed
+
+    @property
+    def compute_int8_tops(self) -> float | None:
+        """The INT8 figure the kernels reach, summed like compute_tflops; None when not known."""
+        return None if self.int8_tops is None else self.int8_tops * self._summed

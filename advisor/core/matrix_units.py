@@ -39,11 +39,12 @@ def int8_tops_in_use(scenario: Scenario) -> float:
     """Peak INT8 TOPS quantized prefill runs on (summed over a tensor split), or 0 where it does not:
     no INT8 figure, another engine, or a backend without the MMQ kernels."""
     hw, w = scenario.hardware, scenario.workload
+    tops = hw.compute_int8_tops
     if (
-        hw.int8_tops is None
+        tops is None
         or hw.kind is HardwareClass.CPU
         or w.engine is not Engine.LLAMA_CPP
         or resolve_backend(hw, w.backend) not in INT8_BACKENDS
     ):
         return 0.0
-    return hw.int8_tops * (hw.devices if hw.split == "tensor" else 1)
+    return tops

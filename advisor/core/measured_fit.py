@@ -48,14 +48,15 @@ def measured_run(s: Scenario, which: Which, tok_s: float, calibration: Calibrati
     """The fitted model's split of one run: decode per token (streaming weights and KV scale with η),
     prefill per prompt (the compute scales with η_c, the host link does not). None when it does not run."""
     s = uncalibrated(s)
-    out = solve(build_inputs(s, calibration))
+    inp = build_inputs(s, calibration)
+    out = solve(inp)
     if not bool(float(out.runs)) or tok_s <= 0:
         return None
     if which == "decode":
         shipped = float(out.decode)
         step = float(out.t_step)
         # streaming scales with η unless the step is the compute side's (on CPU cores the two add)
-        overlapped = bool(float(out.compute_bound)) and float(build_inputs(s, calibration).on_cores) == 0
+        overlapped = bool(float(out.compute_bound)) and float(inp.on_cores) == 0
         scaled = 0.0 if overlapped else float(out.t_weights) + float(out.t_kv)
         run = Run(measured_s=1.0 / tok_s, scaled_s=scaled, fixed_s=max(step - scaled, 0.0))
         eta = decode_eta(s, calibration)

@@ -9,6 +9,7 @@ from numpy.typing import NDArray
 
 from advisor.core.placement import _a, attention_flops
 from advisor.core.roofline_inputs import Inputs
+from advisor.core.roofline_inputs import quantized as is_quantized
 
 Arr = NDArray[np.float64]
 
@@ -23,6 +24,12 @@ OFFLOAD_MIN_BATCH = 32
 # its scales applied in FP32, which costs about what the multiply-adds save. On benchmarks/data/own-cpu.md's
 # AVX-512 VNNI core, pp512 of Q8_0 and Q4_K_M ran 0.96-1.1x F16 and repacked Q4_0 1.6x. So no gain is
 # applied: the class's fitted quant_factor is the realized ratio.
+
+
+def on_int8_units(inp: Inputs) -> NDArray[np.bool_]:
+    """Where the weight matmuls run on INT8 matrix units: quantized weights, an INT8 peak in use and a
+    fitted share of it (advisor.core.matrix_units.int8_tops_in_use says where the kernels can)."""
+    return is_quantized(inp.bytes_per_weight) & (_a(inp.prefill_int8_eta) > 0) & (_a(inp.int8_flops) > 0)
 
 
 def prefill_terms(
@@ -45,8 +52,7 @@ def prefill_terms(
     on_cores = _a(inp.on_cores) > 0
     # quantized weights on INT8 matrix units: their share of the INT8 peak, expressed against `flops`
     int8_eta = _a(inp.prefill_int8_eta)
-    on_int8 = quantized & (int8_eta > 0) & (_a(inp.int8_flops) > 0)
-    quant_eta = np.where(on_int8, int8_eta * _a(inp.int8_flops) / _a(inp.flops), _a(inp.prefill_quant_eta))
+    quant_eta = np.where(on_int8_units(inp), int8_eta * _a(inp.int8_flops) / _a(inp.flops), _a(inp.prefill_quant_eta))
     matmul_eta = (
         compute_eta
         * np.where(quantized, quant_eta, 1.0)

@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 from advisor.core.placement import _a, attention_flops, expert_read_share, kv_per_stream, place
 from advisor.core.prefill import OFFLOAD_MIN_BATCH, PREFILL_UBATCH, prefill_terms
 from advisor.core.roofline_inputs import Inputs, Num
+from advisor.core.roofline_inputs import quantized as is_quantized
 
 __all__ = [
     "Inputs",
@@ -199,7 +200,7 @@ def _solve(inp: Inputs) -> Outputs:
 
     flops = _a(inp.flops)
     bpw = _a(inp.bytes_per_weight)
-    quantized = bpw < 1.99
+    quantized = is_quantized(bpw)
     dense_bpw = _a(inp.dense_bytes_per_weight)
     dense_bpw = np.where(np.isnan(dense_bpw), bpw, dense_bpw)
     attn_flops = attention_flops(inp, inp.context)
@@ -223,7 +224,7 @@ def _solve(inp: Inputs) -> Outputs:
     # a page fault stalls the thread that takes it: reads from disk do not overlap the host's compute
     t_host = np.maximum(t_host_bytes - t_disk, t_host_compute) + t_disk + t_hops
     # each part counted at its own bytes per weight, unpacked only where it is quantized (below 16 bits)
-    unpacked = np.where(dense_bpw < 1.99, (1 - dense_host) * dense_weights_read / dense_bpw, 0.0) + np.where(
+    unpacked = np.where(is_quantized(dense_bpw), (1 - dense_host) * dense_weights_read / dense_bpw, 0.0) + np.where(
         quantized, (1 - expert_host) * expert_read / bpw, 0.0
     )
     t_dequant = unpacked * _a(inp.dequant_flops) / flops

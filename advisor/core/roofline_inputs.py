@@ -12,6 +12,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 Num = float | NDArray[np.float64]
+# bytes per weight below which weights are quantized (16-bit weights are 2; a little slack for rounding)
+QUANTIZED_BELOW = 1.99
+
+
+def quantized(bytes_per_weight: Num) -> NDArray[np.bool_]:
+    """Where weights at these bytes per weight are quantized (below 16 bits): unpacked before they multiply."""
+    return np.asarray(bytes_per_weight) < QUANTIZED_BELOW
 
 
 @dataclass(frozen=True)
@@ -72,7 +79,7 @@ class Inputs:
     # only its own row (0: every weight is read)
     unread_bytes: Num = 0.0
     # realistic-speed terms (advisor.core.calibration explains each; the defaults are the plain roofline)
-    bytes_per_weight: Num = 2.0  # of the weights; below 2 (16 bits) they are quantized
+    bytes_per_weight: Num = 2.0  # of the weights; below QUANTIZED_BELOW (16 bits) they are quantized
     dense_bytes_per_weight: Num = math.nan  # of an MoE model's non-expert weights; NaN: bytes_per_weight
     token_time: Num = 0.0  # s added to every decode step (launches, sync, sampling)
     moe_token_factor: Num = 1.0  # token_time's multiple for a mixture-of-experts model (router, expert kernels)

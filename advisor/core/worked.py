@@ -11,7 +11,9 @@ from advisor.core.calibration import BACKEND_LABELS
 from advisor.core.fmt import num
 from advisor.core.inputs import backend_in_use, backend_terms, hardware_factors, host_threads
 from advisor.core.matrix_units import matrix_tflops_in_use, vector_only
+from advisor.core.prefill import on_int8_units
 from advisor.core.roofline import OFFLOAD_MIN_BATCH, Inputs, Outputs
+from advisor.core.roofline_inputs import quantized
 from advisor.core.scenario import Scenario
 from advisor.core.terms import MachineTerms
 from advisor.core.units import GB, MS_PER_S
@@ -237,10 +239,10 @@ def prefill_text(s: Scenario, inp: Inputs, out: Outputs) -> str:
     if backend is not None:  # shown as the class's η × the backend's factor
         eta /= backend[0]
         factors += backend[1]
-    int8 = first(inp.int8_flops) > 0 and first(inp.prefill_int8_eta) > 0 and first(inp.bytes_per_weight) < 1.99
+    int8 = bool(first(on_int8_units(inp)))
     if int8:
         factors += f" × {first(inp.prefill_int8_eta):.2f} of {num(first(inp.int8_flops) / 1e12)} INT8 TOPS (quantized)"
-    elif first(inp.bytes_per_weight) < 1.99 and first(inp.prefill_quant_eta) != 1:
+    elif bool(first(quantized(inp.bytes_per_weight))) and first(inp.prefill_quant_eta) != 1:
         factors += f" × {first(inp.prefill_quant_eta):.2f} quantized"
     if first(inp.expert_bytes) > 0 and first(inp.prefill_moe_eta) != 1:
         factors += f" × {first(inp.prefill_moe_eta):.2f} MoE"

@@ -44,6 +44,7 @@ from advisor.core.calibration import machine_key as chip_key
 from advisor.core.hardware import HardwareClass
 from advisor.core.inputs import backend_in_use
 from advisor.core.matrix_units import int8_tops_in_use
+from advisor.core.roofline_inputs import quantized
 from advisor.core.terms import CURRENT_ERA, Backend, BackendTerms, BuildEra, Engine, MachineTerms
 from advisor.validation.cases import Case
 from advisor.validation.sources import source_of
@@ -234,7 +235,7 @@ def attention_on_cores(c: Case) -> bool:
 
 def on_int8(c: Case) -> bool:
     """A quantized prefill row whose matmuls run on INT8 matrix units (advisor.core.inputs.int8_tops_in_use)."""
-    return c.scenario.quant.bytes_per_weight < 1.99 and int8_tops_in_use(c.scenario) > 0
+    return bool(quantized(c.scenario.quant.bytes_per_weight)) and int8_tops_in_use(c.scenario) > 0
 
 
 def runs_unfused(c: Case) -> bool:

@@ -31,7 +31,7 @@ from advisor.atomic import write_atomic  # noqa: E402
 from advisor.catalog.loader import PUBLISHED_FILE, shipped_catalog  # noqa: E402
 from advisor.core.calibration import Calibration  # noqa: E402
 from advisor.core.hardware import HardwareClass  # noqa: E402
-from advisor.core.terms import BuildEra, Engine, MachineTerms  # noqa: E402
+from advisor.core.terms import Engine, MachineTerms  # noqa: E402
 from advisor.validation.cv import DEFAULT_K, DEFAULT_SEEDS, cross_validate, cv_dict, cv_text  # noqa: E402
 from advisor.validation.data import load_dataset  # noqa: E402
 from advisor.validation.docs_block import DOCS_FILE, render, write_docs  # noqa: E402
@@ -127,9 +127,9 @@ def fitted_module_text(cal: Calibration, notes: tuple[str, ...]) -> str:
         f"FITTED_UNFUSED_ATTN_ETA = {_num(cal.unfused_attn_eta)}",
         f"FITTED_CPU_ATTN_SHARE = {_num(cal.cpu_attn_share)}",
         f"FITTED_MOE_TOKEN = {_num(cal.moe_token)}",
-        "FITTED_ERA_TOKEN: dict[BuildEra, float] = {",
+        "FITTED_ERA_TOKEN: dict[tuple[BuildEra, Backend], float] = {",
     ]
-    lines += [f"    BuildEra.{e.name}: {_num(cal.era_token[e])}," for e in BuildEra if e in cal.era_token]
+    lines += [f"    (BuildEra.{e.name}, Backend.{b.name}): {_num(v)}," for (e, b), v in cal.era_token.items()]
     lines += ["}", "FITTED_BACKENDS: dict[Backend, BackendTerms] = {"]
     lines += [
         f"    Backend.{b.name}: BackendTerms(decode={_num(bt.decode)}, prefill={_num(bt.prefill)}, rows={bt.rows}),"

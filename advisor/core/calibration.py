@@ -16,7 +16,7 @@ Decode, one step (B streams):
   small model on a fast GPU realizes a smaller share of its ceiling than a large one. It is the
   value for a current llama.cpp build (2025 onward, `CURRENT_ERA`), which is what the app predicts
   for; measurements from older builds paid more of it per token, and the fit gives each older build
-  era a factor on t₀ (`era_token`, llama.cpp only; see `BuildEra`).
+  era a factor on t₀ per backend (`era_token`, llama.cpp only; see `BuildEra`).
 - κ (`kv_factor`): the KV cache read costs κ times its bytes at the weights' rate. On unified memory
   κ > 1 (attention kernels stream the cache less efficiently than a matrix-vector product streams
   weights); on discrete GPUs the measured contexts (to 64K) slowed decode less than the cache's bytes
@@ -236,9 +236,11 @@ class Calibration:
     # rate the cores reach on the weight matmuls: its F16 dot products and softmax use the vector units
     # far less well than the int8 and FP32 matmul kernels do (1.0: the same rate).
     cpu_attn_share: float = 1.0
-    # t₀ of a llama.cpp build of another era = era_token[era] × t₀ (t₀ is the current era's); absent: 1.0.
-    # Only the validation uses it (it knows each measurement's build); the app predicts a current build.
-    era_token: dict[BuildEra, float] = field(default_factory=dict)
+    # t₀ of a llama.cpp build of another era on a backend = era_token[(era, backend)] × t₀ (t₀ is the
+    # current era's); absent: 1.0. Per backend, because what a year of builds changed differs by backend
+    # (CUDA graphs on CUDA; each backend's own launch and synchronization work). Only the validation uses
+    # it (it knows each measurement's build); the app predicts a current build.
+    era_token: dict[tuple[BuildEra, Backend], float] = field(default_factory=dict)
     # t₀ of a mixture-of-experts model = moe_token × t₀: each layer also runs the router, its top-k and
     # the expert gather, kernels a dense layer does not have (llama.cpp; 1.0: not modelled).
     moe_token: float = 1.0
@@ -256,12 +258,12 @@ class Calibration:
             return NO_BACKEND_TERMS
         return self.backends.get(backend, NO_BACKEND_TERMS)
 
-    def token_factor(self, engine: Engine, era: BuildEra | None) -> float:
-        """Factor on t₀ for a llama.cpp build of `era` (1.0 for the current era, an unknown build, and
-        other engines)."""
-        if engine is not Engine.LLAMA_CPP or era is None:
+    def token_factor(self, engine: Engine, era: BuildEra | None, backend: Backend | None) -> float:
+        """Factor on t₀ for a llama.cpp build of `era` on `backend` (1.0 for the current era, an unknown
+        build or backend, and other engines)."""
+        if engine is not Engine.LLAMA_CPP or era is None or backend is None:
             return 1.0
-        return self.era_token.get(era, 1.0)
+        return self.era_token.get((era, backend), 1.0)
 
     def machine(self, hw: Hardware) -> MachineTerms:
         """The machine's own factor (1.0 for chips without published runs and custom hardware)."""

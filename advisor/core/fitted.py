@@ -20,68 +20,67 @@ from advisor.core.terms import (
 
 FITTED_TERMS: dict[tuple[HardwareClass, Engine], ClassTerms] = {
     (HardwareClass.DISCRETE_GPU, Engine.LLAMA_CPP): ClassTerms(
-        DecodeTerms(eta=0.831, token_ms=1.58, kv_factor=1.26,
-                    dequant_flop=3.54, stream_cost=0.0,
-                    band=(0.641, 1.391)),
-        PrefillTerms(eta=0.871, quant_factor=0.567, attn_factor=0.42, moe_factor=0.276, int8_factor=0.215),
+        DecodeTerms(eta=0.825, token_ms=1.63, kv_factor=1.18,
+                    dequant_flop=4.49, stream_cost=0.0,
+                    band=(0.636, 1.34)),
+        PrefillTerms(eta=0.891, quant_factor=0.57, attn_factor=1.77, moe_factor=0.286, int8_factor=0.205),
         fitted=True, rows=172),
     (HardwareClass.UNIFIED, Engine.LLAMA_CPP): ClassTerms(
-        DecodeTerms(eta=0.883, token_ms=2.61, kv_factor=1.72,
-                    dequant_flop=3.69, stream_cost=3.1,
-                    band=(0.782, 1.252)),
-        PrefillTerms(eta=0.54, quant_factor=0.85, attn_factor=1.36, moe_factor=0.276, int8_factor=0.491),
+        DecodeTerms(eta=0.874, token_ms=2.59, kv_factor=1.73,
+                    dequant_flop=3.51, stream_cost=3.31,
+                    band=(0.772, 1.228)),
+        PrefillTerms(eta=0.527, quant_factor=0.849, attn_factor=1.31, moe_factor=0.286, int8_factor=0.484),
         fitted=True, rows=137),
     (HardwareClass.UNIFIED, Engine.MLX): ClassTerms(
-        DecodeTerms(eta=0.976, token_ms=0.409, kv_factor=1.72,
-                    dequant_flop=3.69, stream_cost=3.1,
-                    band=(0.787, 1.241)),
+        DecodeTerms(eta=0.973, token_ms=0.447, kv_factor=1.73,
+                    dequant_flop=3.51, stream_cost=3.31,
+                    band=(0.773, 1.227)),
         PrefillTerms(eta=0.55, quant_factor=1.0, attn_factor=1.0, moe_factor=1.0, int8_factor=0.0),
         fitted=True, rows=10),
     (HardwareClass.CPU, Engine.LLAMA_CPP): ClassTerms(
-        DecodeTerms(eta=0.842, token_ms=6.49, kv_factor=1.0,
-                    dequant_flop=0.0308, stream_cost=0.0,
-                    band=(0.59, 1.193)),
-        PrefillTerms(eta=0.769, quant_factor=0.996, attn_factor=1.0, moe_factor=0.276, int8_factor=0.0),
+        DecodeTerms(eta=0.853, token_ms=7.0, kv_factor=1.0,
+                    dequant_flop=0.0275, stream_cost=0.0,
+                    band=(0.589, 1.191)),
+        PrefillTerms(eta=0.769, quant_factor=0.996, attn_factor=1.0, moe_factor=0.286, int8_factor=0.0),
         fitted=True, rows=11),
 }
-FITTED_HOST_ETA = 0.556
-FITTED_EXPERT_SPREAD = 0.768
-FITTED_UNFUSED_ATTN_ETA = 0.0101
+FITTED_HOST_ETA = 0.558
+FITTED_EXPERT_SPREAD = 0.767
+FITTED_UNFUSED_ATTN_ETA = 0.0107
 FITTED_CPU_ATTN_SHARE = 0.0241
-FITTED_MOE_TOKEN = 1.86
-FITTED_ERA_TOKEN: dict[BuildEra, float] = {
-    BuildEra.BEFORE_2024_05: 1.53,
-    BuildEra.MAY_TO_DEC_2024: 1.41,
+FITTED_MOE_TOKEN = 1.8
+FITTED_ERA_TOKEN: dict[tuple[BuildEra, Backend], float] = {
+    (BuildEra.MAY_TO_DEC_2024, Backend.METAL): 2.01,
 }
 FITTED_BACKENDS: dict[Backend, BackendTerms] = {
     Backend.CPU: BackendTerms(decode=1.0, prefill=1.0, rows=21),
-    Backend.METAL: BackendTerms(decode=0.992, prefill=1.38, rows=104),
-    Backend.ROCM: BackendTerms(decode=0.853, prefill=0.992, rows=27),
-    Backend.SYCL: BackendTerms(decode=1.05, prefill=0.414, rows=34),
-    Backend.VULKAN: BackendTerms(decode=0.92, prefill=0.734, rows=97),
+    Backend.METAL: BackendTerms(decode=1.01, prefill=1.41, rows=104),
+    Backend.ROCM: BackendTerms(decode=0.86, prefill=0.985, rows=27),
+    Backend.SYCL: BackendTerms(decode=1.05, prefill=0.406, rows=34),
+    Backend.VULKAN: BackendTerms(decode=0.934, prefill=0.733, rows=97),
 }
 FITTED_MACHINES: dict[str, MachineTerms] = {
-    "AMD Ryzen AI Max+ 395 (Strix Halo) @ 256 GB/s": MachineTerms(decode=0.974, rows=24),
-    "NVIDIA GeForce RTX 3090 @ 936 GB/s": MachineTerms(decode=0.977, rows=28),
-    "NVIDIA GeForce RTX 4090 @ 1008 GB/s": MachineTerms(decode=1.05, rows=44),
-    "NVIDIA GeForce RTX 5090 @ 1792 GB/s": MachineTerms(decode=0.992, rows=5),
+    "AMD Ryzen AI Max+ 395 (Strix Halo) @ 256 GB/s": MachineTerms(decode=0.967, rows=24),
+    "NVIDIA GeForce RTX 3090 @ 936 GB/s": MachineTerms(decode=0.971, rows=28),
+    "NVIDIA GeForce RTX 4090 @ 1008 GB/s": MachineTerms(decode=1.04, rows=44),
+    "NVIDIA GeForce RTX 5090 @ 1792 GB/s": MachineTerms(decode=0.996, rows=5),
     "NVIDIA RTX PRO 6000 Blackwell Workstation Edition @ 1792 GB/s": MachineTerms(decode=1.05, rows=5),
 }
 FITTED_GENERATIONS: dict[str, MachineTerms] = {
-    "AMD RDNA 2": MachineTerms(decode=1.03, rows=1),
+    "AMD RDNA 2": MachineTerms(decode=1.02, rows=1),
     "AMD RDNA 3": MachineTerms(decode=1.04, rows=49),
     "AMD RDNA 4": MachineTerms(decode=1.22, rows=3),
     "Apple M1": MachineTerms(decode=0.948, rows=13),
-    "Apple M2": MachineTerms(decode=1.0, rows=41),
-    "Apple M3": MachineTerms(decode=1.08, rows=10),
-    "Apple M4": MachineTerms(decode=0.983, rows=11),
-    "Intel Alchemist": MachineTerms(decode=0.318, rows=9),
-    "Intel Battlemage": MachineTerms(decode=0.742, rows=15),
-    "NVIDIA Ada": MachineTerms(decode=1.08, rows=48),
-    "NVIDIA Ampere": MachineTerms(decode=1.01, rows=41),
-    "NVIDIA Blackwell": MachineTerms(decode=1.07, rows=62),
-    "NVIDIA Pascal": MachineTerms(decode=1.01, rows=2),
-    "NVIDIA Turing": MachineTerms(decode=0.972, rows=14),
+    "Apple M2": MachineTerms(decode=1.02, rows=41),
+    "Apple M3": MachineTerms(decode=1.09, rows=10),
+    "Apple M4": MachineTerms(decode=0.979, rows=11),
+    "Intel Alchemist": MachineTerms(decode=0.312, rows=9),
+    "Intel Battlemage": MachineTerms(decode=0.75, rows=15),
+    "NVIDIA Ada": MachineTerms(decode=1.06, rows=48),
+    "NVIDIA Ampere": MachineTerms(decode=0.991, rows=41),
+    "NVIDIA Blackwell": MachineTerms(decode=1.08, rows=62),
+    "NVIDIA Pascal": MachineTerms(decode=1.0, rows=2),
+    "NVIDIA Turing": MachineTerms(decode=0.987, rows=14),
 }
 FITTED_NOTES: tuple[str, ...] = (
     "fitted on 330 decode + 220 prefill rows, the training part of the 808 usable measurements "

@@ -256,7 +256,15 @@ def model_terms(model: ModelArch, kv_cache: KVPrecision) -> dict[str, float]:
         attn_flops_full=per_layer
         * ((model.attention_layers if model.attention_layers is not None else model.layers or 0) - sliding),
         attn_flops_window=per_layer * sliding,
+        attn_head_dim=float((model.kv_lora_rank if model.attention == "mla" else model.resolved_head_dim) or 128),
     )
+
+
+def pipeline_parallel(scenario: Scenario) -> bool:
+    """llama.cpp pipelines prefill over a layer split of several devices (llama-context.cpp: more than one
+    device, split mode layer, the KV cache offloaded; the solver adds: every layer on the devices)."""
+    hw, w = scenario.hardware, scenario.workload
+    return hw.devices > 1 and hw.split == "layer" and w.engine is Engine.LLAMA_CPP and w.offload != "kv"
 
 
 def host_threads(scenario: Scenario) -> int:
@@ -334,6 +342,7 @@ def build_inputs(scenario: Scenario, calibration: Calibration | None = None, **o
         prefill_rate=w.prefill_rate if w.prefill_rate is not None else math.nan,
         cpu_moe_layers=float(w.cpu_moe_layers) if w.cpu_moe_layers is not None else math.nan,
         expert_spread=cal.expert_spread,
+        pipeline_stages=float(hw.devices) if pipeline_parallel(scenario) else 1.0,
     )
     fields.update(realistic_fields(scenario, cal))
     fields["unfused_attn_eta"] = unfused_attn_eta(scenario, cal)

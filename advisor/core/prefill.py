@@ -1,8 +1,11 @@
 """Prefill: compute-bound, the prompt's tokens through the weights and attention in micro-batches,
 with host-resident weights copied over the link per micro-batch (or computed by the host CPU for a
-short prompt) and a tensor split's all-reduces."""
+short prompt), attention scores through memory where attention is not fused, micro-batches pipelined
+over a layer split, and a tensor split's all-reduces."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
@@ -19,6 +22,10 @@ PREFILL_UBATCH = 512
 # llama.cpp copies host-resident weights to the GPU for a batch of at least this many tokens and
 # computes smaller batches on the host CPU (ggml's op-offload threshold, GGML_OP_OFFLOAD_MIN_BATCH).
 OFFLOAD_MIN_BATCH = 32
+# Without flash attention llama.cpp materializes each layer's attention scores, one FP32 value per query
+# head per cached token: the QKᵀ matmul writes them, the softmax reads and rewrites them and the AV
+# matmul reads them, four passes of 4 bytes through memory for every score.
+SCORE_BYTES = 16.0
 # On CPU cores quantized weights multiply at about the FP32 vector rate, not the 4x an int8 dot product
 # (AVX-512 VNNI vpdpbusd, NEON sdot) packs in a lane: each 32-weight block is unpacked (masks, shifts) and
 # its scales applied in FP32, which costs about what the multiply-adds save. On benchmarks/data/own-cpu.md's
@@ -32,6 +39,36 @@ def on_int8_units(inp: Inputs) -> NDArray[np.bool_]:
     return is_quantized(inp.bytes_per_weight) & (_a(inp.prefill_int8_eta) > 0) & (_a(inp.int8_flops) > 0)
 
 
+def pipeline_speedup(inp: Inputs, on_device: NDArray[np.bool_]) -> Arr:
+    """llama.cpp's pipeline parallelism over a layer split of D devices, on when every layer and its KV
+    cache are on the devices: micro-batches follow one another through the devices' shares of the layers
+    (each with its own copy of the activations), so a prompt of nb micro-batches takes nb + D − 1 stage
+    times instead of nb × D, a speedup of nb·D / (nb + D − 1). A prompt of one micro-batch gains nothing.
+    The output is read only after the last micro-batch, so the whole prompt counts."""
+    stages = _a(inp.pipeline_stages)
+    nb = np.ceil(np.maximum(_a(inp.prompt), 1) / PREFILL_UBATCH)
+    return np.where((stages > 1) & on_device, nb * stages / (nb + stages - 1), 1.0)
+
+
+def score_traffic(inp: Inputs, position: Arr) -> Arr:
+    """Bytes through memory per prompt token for unfused attention's scores at `position` tokens of
+    context (0 where attention is fused, and on CPU cores, where attention is the cores' work)."""
+    unfused = (_a(inp.unfused_attn_eta) > 0) & ~(_a(inp.on_cores) > 0)
+    scores = attention_flops(inp, position) / (4.0 * _a(inp.attn_head_dim))
+    return np.where(unfused, SCORE_BYTES * scores, 0.0)
+
+
+@dataclass(frozen=True)
+class PrefillParts:
+    rate: Arr  # tok/s (a measured rate where given)
+    matmul_flops: Arr  # per token
+    attn_flops: Arr  # per token, at the prompt's mean position (before α)
+    matmul_eta: Arr
+    t_link: Arr  # s per prompt: host weights over the link, or a tensor split's all-reduces
+    t_scores: Arr  # s per prompt: unfused attention's scores through memory (before the pipeline)
+    pipeline: Arr  # the layer split's pipeline speedup (1: none)
+
+
 def prefill_terms(
     inp: Inputs,
     link_bytes: Arr,
@@ -39,13 +76,14 @@ def prefill_terms(
     host_attn: Arr,
     quantized: NDArray[np.bool_],
     host_weight_flops: Arr,
-) -> tuple[Arr, Arr, Arr, Arr, Arr]:
+) -> PrefillParts:
     """Compute-bound: weight matmuls realize η_c (less for quantized weights and for MoE experts, which
     see few tokens each); attention realizes η_c at α times its FLOP count; the prompt's tokens sit on
     average halfway into it. Weights left in host memory cross the link once per micro-batch (those on
     disk are read from it each time too), unless a micro-batch is below OFFLOAD_MIN_BATCH tokens: then the
     host CPU computes them (`host_weight_flops` per token). Attention over a KV cache held on the host
-    (-nkvo) runs on the host CPU (`host_attn`: its share of the attention FLOP)."""
+    (-nkvo) runs on the host CPU (`host_attn`: its share of the attention FLOP). Unfused attention adds
+    its scores' memory traffic; a layer split with everything on the devices pipelines micro-batches."""
     prompt = _a(inp.prompt)
     start = np.maximum(_a(inp.context) - prompt, 0)
     compute_eta = _a(inp.compute_eta)
@@ -62,6 +100,10 @@ def prefill_terms(
     matmul = 2.0 * _a(inp.active_params)
     attn = attention_flops(inp, start + prompt / 2)
     t_prefill = prompt * (matmul / matmul_eta + _a(inp.prefill_attn_factor) * attn / attn_eta) / _a(inp.flops)
+    t_scores = prompt * score_traffic(inp, start + prompt / 2) / (_a(inp.fast_bw) * _a(inp.fast_eta))
+    on_device = (link_bytes <= 0) & (disk_bytes <= 0) & (host_attn <= 0)
+    pipeline = pipeline_speedup(inp, on_device)
+    t_prefill = (t_prefill + t_scores) / pipeline
     batches = np.ceil(np.maximum(prompt, 1) / PREFILL_UBATCH)
     disk_bw = _a(inp.disk_bw)
     t_link = batches * (
@@ -77,4 +119,5 @@ def prefill_terms(
     estimate = np.maximum(prompt, 1) / np.maximum(t_prefill + t_link, 1e-30)
     measured = _a(inp.prefill_rate)
     rate = np.where(np.isnan(measured), estimate, measured)
-    return rate, matmul * np.ones_like(rate), attn * np.ones_like(rate), matmul_eta * np.ones_like(rate), t_link
+    one = np.ones_like(rate)
+    return PrefillParts(rate, matmul * one, attn * one, matmul_eta * one, t_link * one, t_scores * one, pipeline * one)

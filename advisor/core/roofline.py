@@ -106,6 +106,8 @@ class Outputs:
     prefill_attn_flops: Arr  # attention at the prompt's mean position (before α)
     prefill_matmul_eta: Arr  # η_c × the quantized and MoE factors
     t_prefill_link: Arr  # s for the whole prompt: host weights crossing the link per micro-batch
+    t_prefill_scores: Arr  # s for the whole prompt: unfused attention's scores through memory
+    prefill_pipeline: Arr  # a layer split's pipeline speedup on prefill (1: none)
 
 
 def weights_read_batch1(inp: Inputs) -> Arr:
@@ -282,9 +284,7 @@ def _solve(inp: Inputs) -> Outputs:
     kv_mode = _a(inp.kv_host) > 0
     # with -nkvo the cache stays put and its attention runs on the host; a host layer's KV crosses with it
     link_bytes = weights_host - disk_stored + np.where(kv_mode, 0.0, kv_host)
-    prefill, matmul_flops, prefill_attn, matmul_eta, t_link = prefill_terms(
-        inp, link_bytes, disk_stored, np.where(kv_mode, kv_share, 0.0), quantized, weight_flops_host
-    )
+    pre = prefill_terms(inp, link_bytes, disk_stored, np.where(kv_mode, kv_share, 0.0), quantized, weight_flops_host)
 
     zero = np.zeros_like(decode)
     decode = np.where(runs, decode, zero)
@@ -342,9 +342,11 @@ def _solve(inp: Inputs) -> Outputs:
         spec_tokens_per_pass=tokens_per_pass * one,
         t_draft=t_draft * one,
         t_verify=t_verify * one,
-        prefill=np.where(runs, prefill, zero),
-        prefill_matmul_flops=matmul_flops,
-        prefill_attn_flops=prefill_attn,
-        prefill_matmul_eta=matmul_eta,
-        t_prefill_link=t_link * one,
+        prefill=np.where(runs, pre.rate, zero),
+        prefill_matmul_flops=pre.matmul_flops,
+        prefill_attn_flops=pre.attn_flops,
+        prefill_matmul_eta=pre.matmul_eta,
+        t_prefill_link=pre.t_link,
+        t_prefill_scores=pre.t_scores,
+        prefill_pipeline=pre.pipeline,
     )

@@ -108,3 +108,8 @@ class Inputs:
     prefill_int8_eta: Num = 0.0
     prefill_attn_factor: Num = 1.0  # attention FLOP in prefill cost this many times their count
     prefill_moe_eta: Num = 1.0  # multiplies compute_eta for MoE models
+    # the width per query head the attention FLOP count (head_dim; MLA's latent rank): FLOP ÷ 4 ÷ this
+    # is the number of attention scores
+    attn_head_dim: Num = 128.0
+    # devices of a llama.cpp layer split, across which prefill pipelines micro-batches (1: none)
+    pipeline_stages: Num = 1.0

@@ -5,13 +5,15 @@ given; this module only formats them, so the text, the JSON and the bound cannot
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from advisor.core.calibration import BACKEND_LABELS
 from advisor.core.fmt import num
 from advisor.core.inputs import backend_in_use, backend_terms, hardware_factors, host_threads
 from advisor.core.matrix_units import matrix_tflops_in_use, vector_only
-from advisor.core.prefill import on_int8_units
+from advisor.core.prefill import PREFILL_UBATCH, SCORE_BYTES, on_int8_units
 from advisor.core.roofline import OFFLOAD_MIN_BATCH, Inputs, Outputs
 from advisor.core.roofline_inputs import quantized
 from advisor.core.scenario import Scenario
@@ -231,6 +233,25 @@ def weights_text(s: Scenario, inp: Inputs, weights: float, weights_read: float) 
     return stored + (f"; {num(weights_read / GB)} GB read per token{skipped}" if unread > 0 else "")
 
 
+def _scores_and_pipeline(s: Scenario, out: Outputs) -> str:
+    """The prefill terms beyond compute: unfused attention's scores through memory, a layer split's pipeline."""
+    text = ""
+    scores = first(out.t_prefill_scores)
+    if scores > 0:
+        text += (
+            f", + attention scores through memory without flash attention ({SCORE_BYTES:.0f} bytes per score: "
+            f"{ms(scores)} per prompt)"
+        )
+    pipeline = first(out.prefill_pipeline)
+    if pipeline > 1:
+        batches = max(math.ceil(s.workload.prompt_tokens / PREFILL_UBATCH), 1)
+        text += (
+            f", ÷ {pipeline:.2f} for {batches} micro-batches of {PREFILL_UBATCH} pipelined over "
+            f"{s.hardware.devices} devices"
+        )
+    return text
+
+
 def prefill_text(s: Scenario, inp: Inputs, out: Outputs) -> str:
     """Prefill per token: weight matmuls at η_c (× the quantized and MoE factors) plus attention at η_c."""
     eta = first(inp.compute_eta)
@@ -259,6 +280,7 @@ def prefill_text(s: Scenario, inp: Inputs, out: Outputs) -> str:
         )
         + f", of {num(matrix_tflops_in_use(s))} TFLOPS{' FP16' if int8 else ''}"
         + (" (vector engines only: this backend leaves the XMX matrix units unused)" if vector_only(s) else "")
+        + _scores_and_pipeline(s, out)
         + f" = {num(first(out.prefill))} tok/s"
     )
     extra = first(out.t_prefill_link)

@@ -23,7 +23,7 @@ from numpy.typing import NDArray
 from advisor.core.calibration import FLAT, Calibration, generation_key
 from advisor.core.inputs import calibrated_fields
 from advisor.core.roofline import Inputs, solve
-from advisor.core.terms import BackendTerms, BuildEra, ClassTerms, DecodeTerms, PrefillTerms
+from advisor.core.terms import BackendTerms, ClassTerms, DecodeTerms, PrefillTerms
 from advisor.validation.cases import Case
 from advisor.validation.fit_params import (
     MIN_ROWS,
@@ -33,6 +33,7 @@ from advisor.validation.fit_params import (
     backend_of,
     catalog_chip,
     decode_params,
+    era_order,
     group_of,
     prefill_params,
     runs_unfused,
@@ -79,7 +80,7 @@ def _field_arrays(cases: Sequence[Case], cal: Calibration) -> dict[str, Any]:
     scaling = np.array([c.scenario.hardware.scaling_efficiency for c in cases], dtype=float)
     speedup = np.array([c.scenario.hardware.speedup for c in cases], dtype=float)
     bt = [cal.backend(c.engine, b) if (b := backend_of(c)) is not None else BackendTerms() for c in cases]
-    era = np.array([cal.token_factor(c.engine, c.era) for c in cases], dtype=float)
+    era = np.array([cal.token_factor(c.engine, c.era, backend_of(c)) for c in cases], dtype=float)
     machine = np.array([cal.hardware_factor(c.scenario.hardware) for c in cases], dtype=float)
     fields = calibrated_fields(
         a(lambda t: t.decode.eta) * machine,
@@ -206,7 +207,7 @@ def fit(
         backends={
             b: replace(t, rows=sum(1 for c in tr if backend_of(c) is b)) for b, t in sorted(cal.backends.items())
         },
-        era_token=dict(sorted(cal.era_token.items(), key=lambda kv: list(BuildEra).index(kv[0]))),
+        era_token=dict(sorted(cal.era_token.items(), key=lambda kv: era_order(kv[0]))),
         machines={
             k: replace(t, rows=sum(1 for c in tr if c.test == "tg" and catalog_chip(c) == k))
             for k, t in sorted(cal.machines.items())
@@ -287,8 +288,8 @@ def _values(cal: Calibration, base: Calibration) -> dict[str, float]:
         "cpu_attn_share": cal.cpu_attn_share,
         "moe_token": cal.moe_token,
     }
-    for era, v in cal.era_token.items():
-        out[f"era_token[{era.value}]"] = v
+    for (era, backend), v in cal.era_token.items():
+        out[f"era_token[{era.value}, {backend.value}]"] = v
     for m, mt in cal.machines.items():
         out[f"machine.decode[{m}]"] = mt.decode
     for g, gt in cal.generations.items():

@@ -210,20 +210,37 @@ def generation_params(rows: Sequence[Case]) -> list[Param]:
 
 
 def era_params(rows: Sequence[Case]) -> list[Param]:
-    """One factor on t₀ per build era the llama.cpp rows come from (the current era excepted), shrunk
-    toward 1."""
+    """One factor on t₀ per build era and backend the llama.cpp rows come from (the current era excepted),
+    shrunk toward 1: a backend's older builds on one source alone would teach the factor that source's
+    machine and build, not the era."""
 
     def era_of(c: Case) -> str | None:
-        return c.era.value if c.engine is Engine.LLAMA_CPP and c.era is not None and c.era is not CURRENT_ERA else None
+        b = backend_of(c)
+        if c.engine is not Engine.LLAMA_CPP or c.era is None or c.era is CURRENT_ERA or b is None:
+            return None
+        return f"{c.era.value}|{b.value}"
 
-    seen = sorted(
-        (BuildEra(e) for e, srcs in _sources_by(rows, era_of).items() if len(srcs) >= MIN_FACTOR_SOURCES),
-        key=list(BuildEra).index,
-    )
+    keys = [k.split("|") for k, srcs in _sources_by(rows, era_of).items() if len(srcs) >= MIN_FACTOR_SOURCES]
+    seen = sorted(((BuildEra(e), Backend(b)) for e, b in keys), key=era_order)
     return [
-        Param(f"era_token[{e.value}]", "era_token", (), "positive", 1.0, 0.2, 5.0, prior_rows=ERA_PRIOR_ROWS, era=e)
-        for e in seen
+        Param(
+            f"era_token[{e.value}, {b.value}]",
+            "era_token",
+            (),
+            "positive",
+            1.0,
+            0.2,
+            5.0,
+            prior_rows=ERA_PRIOR_ROWS,
+            era=e,
+            backend=b,
+        )
+        for e, b in seen
     ]
+
+
+def era_order(key: tuple[BuildEra, Backend]) -> tuple[int, int]:
+    return list(BuildEra).index(key[0]), list(Backend).index(key[1])
 
 
 def attention_on_cores(c: Case) -> bool:
@@ -308,8 +325,8 @@ def apply_params(base: Calibration, params: Sequence[Param], x: NDArray[np.float
             old = backends.get(p.backend, BackendTerms())
             backends[p.backend] = replace(old, decode=v) if p.term == "backend.decode" else replace(old, prefill=v)
             continue
-        if p.term == "era_token" and p.era is not None:
-            eras[p.era] = v
+        if p.term == "era_token" and p.era is not None and p.backend is not None:
+            eras[(p.era, p.backend)] = v
             continue
         if p.term == "host_eta":
             host_eta = v

@@ -40,7 +40,7 @@ def calibration_dict(cal: Calibration) -> dict[str, Any]:
         "backends": {b.value: asdict(t) for b, t in cal.backends.items()},
         "unfused_attn_eta": cal.unfused_attn_eta,
         "cpu_attn_share": cal.cpu_attn_share,
-        "era_token": {e.value: v for e, v in cal.era_token.items()},
+        "era_token": {f"{e.value}, {b.value}": v for (e, b), v in cal.era_token.items()},
         "moe_token": cal.moe_token,
         "machines": {k: asdict(t) for k, t in cal.machines.items()},
         "generations": {k: asdict(t) for k, t in cal.generations.items()},

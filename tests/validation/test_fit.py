@@ -147,14 +147,17 @@ def test_backend_factors_are_recovered_and_shrunk(cases: list) -> None:
 def test_build_era_factors_are_recovered(cases: list) -> None:
     """Rows from older builds measured with a larger t₀ give their era's factor back, and t₀ stays the
     current era's."""
-    from advisor.core.terms import BuildEra
+    from advisor.core.terms import Backend, BuildEra
 
-    truth = replace(KNOWN, era_token={BuildEra.BEFORE_2024_05: 2.0, BuildEra.MAY_TO_DEC_2024: 1.4})
+    may_metal, early_cuda = (BuildEra.MAY_TO_DEC_2024, Backend.METAL), (BuildEra.BEFORE_2024_05, Backend.CUDA)
+    truth = replace(KNOWN, era_token={early_cuda: 2.0, may_metal: 1.4})
     measured = predict(cases, truth)
     got = fit(cases, measured=measured, train=np.ones(len(cases), bool)).calibration
-    assert got.era_token[BuildEra.MAY_TO_DEC_2024] == pytest.approx(1.4, rel=0.1)
-    assert got.era_token[BuildEra.BEFORE_2024_05] == pytest.approx(2.0, rel=0.25)  # a few dozen rows
-    assert BuildEra.FROM_2025 not in got.era_token  # the reference
+    assert got.era_token[may_metal] == pytest.approx(1.4, rel=0.1)  # three sources' Metal builds of 2024
+    assert got.era_token[early_cuda] == pytest.approx(2.0, rel=0.25)  # two PR threads, a few rows
+    assert all(era is not BuildEra.FROM_2025 for era, _ in got.era_token)  # the reference
+    # builds of an era that one source alone ran on a backend take no factor of their own
+    assert (BuildEra.MAY_TO_DEC_2024, Backend.SYCL) not in got.era_token
     for g in (D, U):
         assert got.get(*g).decode.token_ms == pytest.approx(KNOWN.get(*g).decode.token_ms, rel=0.15)
 

@@ -102,9 +102,10 @@ def _terms_lines(cal: Calibration) -> list[str]:
 def _machine_lines(name: str, table: dict[str, MachineTerms]) -> list[str]:
     lines = [f"{name}: dict[str, MachineTerms] = {{"]
     for key, mt in sorted(table.items()):
-        lines.append(
-            f"    {json.dumps(key, ensure_ascii=False)}: MachineTerms(decode={_num(mt.decode)}, rows={mt.rows}),"
-        )
+        name_part = f"    {json.dumps(key, ensure_ascii=False)}:"
+        terms = f"MachineTerms(decode={_num(mt.decode)}, rows={mt.rows}),"
+        # a long machine name: its factor on the next line
+        lines += [f"{name_part} {terms}"] if len(name_part) + len(terms) < 120 else [name_part, f"        {terms}"]
     return [*lines, "}"]
 
 

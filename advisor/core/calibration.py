@@ -199,6 +199,19 @@ def generation_key(hw: Hardware) -> str | None:
     return None if hw.kind is HardwareClass.CPU else _generation_of(hw.name)
 
 
+# Vulkan is the one backend every vendor's GPUs run, on each vendor's own driver and shader compiler: how
+# well its kernels stream weights differs by architecture (on an Arc Pro B70 the same build decodes at
+# half its SYCL rate under Vulkan, while an RTX 3090 decodes near its CUDA rate). An architecture's Vulkan
+# runs carry a factor of their own on top of the architecture's.
+VULKAN_SUFFIX = " under Vulkan"
+
+
+def vulkan_generation_key(hw: Hardware) -> str | None:
+    """The key of the architecture's own factor under Vulkan ("Intel Battlemage under Vulkan")."""
+    key = generation_key(hw)
+    return None if key is None else key + VULKAN_SUFFIX
+
+
 def machine_key(hw: Hardware) -> str:
     """One chip across its memory sizes: the name without the size, and the bandwidth, so the M2 Ultra
     76-core with 128 GB and with 192 GB share a key ("Apple M2 Ultra (76-core GPU) @ 800 GB/s") while
@@ -275,9 +288,15 @@ class Calibration:
         key = generation_key(hw)
         return self.generations.get(key, NO_MACHINE_TERMS) if key is not None else NO_MACHINE_TERMS
 
-    def hardware_factor(self, hw: Hardware) -> float:
-        """The factor on η the hardware itself carries: its architecture's times its chip's own."""
-        return self.generation(hw).decode * self.machine(hw).decode
+    def vulkan_generation(self, hw: Hardware, backend: Backend | None) -> MachineTerms:
+        """The architecture's own factor under Vulkan (1.0 for other backends, and where none was fitted)."""
+        key = vulkan_generation_key(hw) if backend is Backend.VULKAN else None
+        return self.generations.get(key, NO_MACHINE_TERMS) if key is not None else NO_MACHINE_TERMS
+
+    def hardware_factor(self, hw: Hardware, backend: Backend | None = None) -> float:
+        """The factor on η the hardware itself carries: its architecture's (and, under Vulkan, the
+        architecture's Vulkan factor) times its chip's own."""
+        return self.generation(hw).decode * self.vulkan_generation(hw, backend).decode * self.machine(hw).decode
 
     def decode_eta(
         self, kind: HardwareClass, engine: Engine, backend: Backend | None = None, hw: Hardware | None = None
@@ -286,7 +305,7 @@ class Calibration:
         machine's own where given. No memory system delivers more than its datasheet bandwidth, so it
         stops at 1."""
         b = self.backend(engine, backend).decode if backend is not None else 1.0
-        own = self.hardware_factor(hw) if hw is not None else 1.0
+        own = self.hardware_factor(hw, backend) if hw is not None else 1.0
         return min(self.get(kind, engine).decode.eta * b * own, 1.0)
 
     def moe_factor(self, engine: Engine, moe: bool) -> float:

@@ -20,71 +20,82 @@ from advisor.core.terms import (
 
 FITTED_TERMS: dict[tuple[HardwareClass, Engine], ClassTerms] = {
     (HardwareClass.DISCRETE_GPU, Engine.LLAMA_CPP): ClassTerms(
-        DecodeTerms(eta=0.825, token_ms=1.63, kv_factor=1.18,
-                    dequant_flop=4.49, stream_cost=0.0,
-                    band=(0.636, 1.34)),
-        PrefillTerms(eta=0.891, quant_factor=0.57, attn_factor=1.77, moe_factor=0.286, int8_factor=0.205),
-        fitted=True, rows=172),
+        DecodeTerms(eta=0.782, token_ms=1.48, kv_factor=0.873,
+                    dequant_flop=9.02, stream_cost=0.0,
+                    band=(0.522, 1.393)),
+        PrefillTerms(eta=0.867, quant_factor=0.546, attn_factor=0.977, moe_factor=0.311, int8_factor=0.216),
+        fitted=True, rows=209),
     (HardwareClass.UNIFIED, Engine.LLAMA_CPP): ClassTerms(
-        DecodeTerms(eta=0.874, token_ms=2.59, kv_factor=1.73,
-                    dequant_flop=3.51, stream_cost=3.31,
-                    band=(0.772, 1.228)),
-        PrefillTerms(eta=0.527, quant_factor=0.849, attn_factor=1.31, moe_factor=0.286, int8_factor=0.484),
+        DecodeTerms(eta=0.831, token_ms=2.38, kv_factor=1.71,
+                    dequant_flop=4.6, stream_cost=3.23,
+                    band=(0.797, 1.351)),
+        PrefillTerms(eta=0.633, quant_factor=0.823, attn_factor=1.54, moe_factor=0.311, int8_factor=0.369),
         fitted=True, rows=137),
     (HardwareClass.UNIFIED, Engine.MLX): ClassTerms(
-        DecodeTerms(eta=0.973, token_ms=0.447, kv_factor=1.73,
-                    dequant_flop=3.51, stream_cost=3.31,
-                    band=(0.773, 1.227)),
+        DecodeTerms(eta=0.987, token_ms=0.223, kv_factor=1.71,
+                    dequant_flop=4.6, stream_cost=3.23,
+                    band=(0.804, 1.344)),
         PrefillTerms(eta=0.55, quant_factor=1.0, attn_factor=1.0, moe_factor=1.0, int8_factor=0.0),
         fitted=True, rows=10),
     (HardwareClass.CPU, Engine.LLAMA_CPP): ClassTerms(
-        DecodeTerms(eta=0.853, token_ms=7.0, kv_factor=1.0,
-                    dequant_flop=0.0275, stream_cost=0.0,
-                    band=(0.589, 1.191)),
-        PrefillTerms(eta=0.769, quant_factor=0.996, attn_factor=1.0, moe_factor=0.286, int8_factor=0.0),
-        fitted=True, rows=11),
+        DecodeTerms(eta=0.873, token_ms=5.29, kv_factor=1.0,
+                    dequant_flop=0.0114, stream_cost=0.0,
+                    band=(0.585, 1.372)),
+        PrefillTerms(eta=0.618, quant_factor=0.999, attn_factor=1.0, moe_factor=0.311, int8_factor=0.0),
+        fitted=True, rows=30),
 }
-FITTED_HOST_ETA = 0.558
-FITTED_EXPERT_SPREAD = 0.767
-FITTED_UNFUSED_ATTN_ETA = 0.0107
-FITTED_CPU_ATTN_SHARE = 0.0241
-FITTED_MOE_TOKEN = 1.8
+FITTED_HOST_ETA = 0.559
+FITTED_EXPERT_SPREAD = 0.762
+FITTED_UNFUSED_ATTN_ETA = 0.00895
+FITTED_CPU_ATTN_SHARE = 0.0964
+FITTED_MOE_TOKEN = 1.94
 FITTED_ERA_TOKEN: dict[tuple[BuildEra, Backend], float] = {
-    (BuildEra.MAY_TO_DEC_2024, Backend.METAL): 2.01,
+    (BuildEra.MAY_TO_DEC_2024, Backend.METAL): 2.18,
+    (BuildEra.MAY_TO_DEC_2024, Backend.CPU): 1.0,
 }
 FITTED_BACKENDS: dict[Backend, BackendTerms] = {
-    Backend.CPU: BackendTerms(decode=1.0, prefill=1.0, rows=21),
-    Backend.METAL: BackendTerms(decode=1.01, prefill=1.41, rows=104),
-    Backend.ROCM: BackendTerms(decode=0.86, prefill=0.985, rows=27),
-    Backend.SYCL: BackendTerms(decode=1.05, prefill=0.406, rows=34),
-    Backend.VULKAN: BackendTerms(decode=0.934, prefill=0.733, rows=97),
+    Backend.CPU: BackendTerms(decode=1.02, prefill=1.01, rows=59),
+    Backend.METAL: BackendTerms(decode=1.04, prefill=1.25, rows=104),
+    Backend.ROCM: BackendTerms(decode=0.849, prefill=0.833, rows=56),
+    Backend.SYCL: BackendTerms(decode=1.01, prefill=0.3, rows=54),
+    Backend.VULKAN: BackendTerms(decode=0.921, prefill=0.593, rows=131),
 }
 FITTED_MACHINES: dict[str, MachineTerms] = {
     "AMD Ryzen AI Max+ 395 (Strix Halo) @ 256 GB/s": MachineTerms(decode=0.967, rows=24),
-    "NVIDIA GeForce RTX 3090 @ 936 GB/s": MachineTerms(decode=0.971, rows=28),
-    "NVIDIA GeForce RTX 4090 @ 1008 GB/s": MachineTerms(decode=1.04, rows=44),
-    "NVIDIA GeForce RTX 5090 @ 1792 GB/s": MachineTerms(decode=0.996, rows=5),
-    "NVIDIA RTX PRO 6000 Blackwell Workstation Edition @ 1792 GB/s": MachineTerms(decode=1.05, rows=5),
+    "Desktop Ryzen 9 7950X, dual-channel DDR5 at/s theoretical (ikawrakow's test system) @ 64 GB/s":
+        MachineTerms(decode=1.13, rows=15),
+    "Intel Arc Pro B70 @ 608 GB/s": MachineTerms(decode=0.971, rows=33),
+    "NVIDIA GeForce RTX 3090 @ 936 GB/s": MachineTerms(decode=1.0, rows=28),
+    "NVIDIA GeForce RTX 4090 @ 1008 GB/s": MachineTerms(decode=1.05, rows=44),
+    "NVIDIA GeForce RTX 5090 @ 1792 GB/s": MachineTerms(decode=1.01, rows=5),
+    "NVIDIA RTX PRO 6000 Blackwell Workstation Edition @ 1792 GB/s": MachineTerms(decode=1.06, rows=5),
 }
 FITTED_GENERATIONS: dict[str, MachineTerms] = {
-    "AMD RDNA 2": MachineTerms(decode=1.02, rows=1),
-    "AMD RDNA 3": MachineTerms(decode=1.04, rows=49),
-    "AMD RDNA 4": MachineTerms(decode=1.22, rows=3),
-    "Apple M1": MachineTerms(decode=0.948, rows=13),
-    "Apple M2": MachineTerms(decode=1.02, rows=41),
-    "Apple M3": MachineTerms(decode=1.09, rows=10),
-    "Apple M4": MachineTerms(decode=0.979, rows=11),
-    "Intel Alchemist": MachineTerms(decode=0.312, rows=9),
-    "Intel Battlemage": MachineTerms(decode=0.75, rows=15),
-    "NVIDIA Ada": MachineTerms(decode=1.06, rows=48),
-    "NVIDIA Ampere": MachineTerms(decode=0.991, rows=41),
-    "NVIDIA Blackwell": MachineTerms(decode=1.08, rows=62),
-    "NVIDIA Pascal": MachineTerms(decode=1.0, rows=2),
-    "NVIDIA Turing": MachineTerms(decode=0.987, rows=14),
+    "AMD CDNA": MachineTerms(decode=0.987, rows=1),
+    "AMD GCN 5": MachineTerms(decode=0.831, rows=6),
+    "AMD RDNA 2": MachineTerms(decode=1.06, rows=1),
+    "AMD RDNA 3": MachineTerms(decode=1.07, rows=49),
+    "AMD RDNA 3 under Vulkan": MachineTerms(decode=1.08, rows=34),
+    "AMD RDNA 4": MachineTerms(decode=1.13, rows=11),
+    "AMD RDNA 4 under Vulkan": MachineTerms(decode=1.1, rows=7),
+    "Apple M1": MachineTerms(decode=0.947, rows=13),
+    "Apple M2": MachineTerms(decode=1.03, rows=41),
+    "Apple M3": MachineTerms(decode=1.1, rows=10),
+    "Apple M4": MachineTerms(decode=1.0, rows=11),
+    "Intel Alchemist": MachineTerms(decode=0.348, rows=9),
+    "Intel Battlemage": MachineTerms(decode=0.802, rows=34),
+    "Intel Battlemage under Vulkan": MachineTerms(decode=0.553, rows=12),
+    "NVIDIA Ada": MachineTerms(decode=1.11, rows=50),
+    "NVIDIA Ampere": MachineTerms(decode=1.04, rows=41),
+    "NVIDIA Ampere under Vulkan": MachineTerms(decode=0.984, rows=9),
+    "NVIDIA Blackwell": MachineTerms(decode=1.12, rows=62),
+    "NVIDIA Hopper": MachineTerms(decode=0.971, rows=1),
+    "NVIDIA Pascal": MachineTerms(decode=1.05, rows=2),
+    "NVIDIA Turing": MachineTerms(decode=1.05, rows=14),
 }
 FITTED_NOTES: tuple[str, ...] = (
-    "fitted on 330 decode + 220 prefill rows, the training part of the 808 usable measurements "
-    "(68 rows marked excluded in the file are left out)",
+    "fitted on 386 decode + 291 prefill rows, the training part of the 993 usable measurements "
+    "(70 rows marked excluded in the file are left out)",
     "backend factors: CUDA is the reference (1.0); the others are pulled toward 1 as if by 4 "
     "extra rows at 1.0",
     "bands: 10th/90th percentile of measured ÷ predicted decode over the usable rows of the "

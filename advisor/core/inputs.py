@@ -7,7 +7,14 @@ from typing import Any
 
 import numpy as np
 
-from advisor.core.calibration import CALIBRATION, Calibration, generation_key, resolve_backend, terms_for
+from advisor.core.calibration import (
+    CALIBRATION,
+    VULKAN_SUFFIX,
+    Calibration,
+    generation_key,
+    resolve_backend,
+    terms_for,
+)
 from advisor.core.efficiency import Engine
 from advisor.core.hardware import CORE_READ_GBPS, HardwareClass
 from advisor.core.kv import kv_shape
@@ -85,10 +92,12 @@ def hardware_factors(
 ) -> list[tuple[str | None, MachineTerms]]:
     """The fitted factors on η the hardware carries, those other than 1, in the order they compose: its GPU
     architecture's (with the architecture's name, "NVIDIA Ada"), then the chip's own (name None)."""
+    cal = calibration or CALIBRATION
     key = generation_key(scenario.hardware)
     found: list[tuple[str | None, MachineTerms]] = [(None, machine_terms(scenario, calibration))]
     if key is not None:
-        found.insert(0, (key, generation_terms(scenario, calibration)))
+        vulkan = cal.vulkan_generation(scenario.hardware, backend_in_use(scenario))
+        found[:0] = [(key, generation_terms(scenario, calibration)), (key + VULKAN_SUFFIX, vulkan)]
     return [(name, terms) for name, terms in found if terms.decode != 1.0]
 
 
@@ -216,13 +225,16 @@ def realistic_band(scenario: Scenario, decode: Num, ceiling: Num) -> tuple[Num, 
     return decode * lo, np.minimum(decode * hi, np.maximum(ceiling, decode))
 
 
-def unfused_attn_eta(scenario: Scenario, calibration: Calibration | None = None) -> float:
-    """η_a when attention runs unfused (llama.cpp with flash attention off), else 0 (no extra term).
-    MLX and vLLM always fuse attention; an explicit η means plain η × ceiling."""
+def attention_unfused(scenario: Scenario) -> bool:
+    """Attention runs as separate kernels: llama.cpp with flash attention off. MLX and vLLM always fuse
+    attention; an explicit η means plain η × ceiling."""
     w = scenario.workload
-    if w.flash_attention or w.engine is not Engine.LLAMA_CPP or w.efficiency is not None:
-        return 0.0
-    return (calibration or CALIBRATION).unfused_attn_eta
+    return not w.flash_attention and w.engine is Engine.LLAMA_CPP and w.efficiency is None
+
+
+def unfused_attn_eta(scenario: Scenario, calibration: Calibration | None = None) -> float:
+    """η_a when attention runs unfused (attention_unfused), else 0 (no extra term)."""
+    return (calibration or CALIBRATION).unfused_attn_eta if attention_unfused(scenario) else 0.0
 
 
 def model_terms(model: ModelArch, kv_cache: KVPrecision) -> dict[str, float]:
@@ -346,6 +358,7 @@ def build_inputs(scenario: Scenario, calibration: Calibration | None = None, **o
     )
     fields.update(realistic_fields(scenario, cal))
     fields["unfused_attn_eta"] = unfused_attn_eta(scenario, cal)
+    fields["attn_unfused"] = 1.0 if attention_unfused(scenario) else 0.0
     fields["on_cores"] = 1.0 if hw.kind is HardwareClass.CPU else 0.0
     if hw.tensor_parallel:
         fields.update(

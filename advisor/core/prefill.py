@@ -53,7 +53,7 @@ def pipeline_speedup(inp: Inputs, on_device: NDArray[np.bool_]) -> Arr:
 def score_traffic(inp: Inputs, position: Arr) -> Arr:
     """Bytes through memory per prompt token for unfused attention's scores at `position` tokens of
     context (0 where attention is fused, and on CPU cores, where attention is the cores' work)."""
-    unfused = (_a(inp.unfused_attn_eta) > 0) & ~(_a(inp.on_cores) > 0)
+    unfused = (_a(inp.attn_unfused) > 0) & ~(_a(inp.on_cores) > 0)
     scores = attention_flops(inp, position) / (4.0 * _a(inp.attn_head_dim))
     return np.where(unfused, SCORE_BYTES * scores, 0.0)
 

@@ -194,7 +194,10 @@ def _solve(inp: Inputs) -> Outputs:
 
     fast_rate = _a(inp.fast_bw) * _a(inp.fast_eta)
     t_weights = fast_weights / fast_rate
-    t_kv = _a(inp.kv_factor) * fast_kv / fast_rate
+    # κ is the fused attention kernel's read of the cache; unfused, the cache is read by separate matmul
+    # kernels whose cost the η_a term below carries, so its bytes count once at the weights' rate
+    kv_cost = np.where(_a(inp.attn_unfused) > 0, 1.0, _a(inp.kv_factor))
+    t_kv = kv_cost * fast_kv / fast_rate
     safe_disk = np.where(can_disk, disk_bw, 1.0)
     t_disk = np.where(can_disk, disk_read / safe_disk, 0.0)
     t_host_bytes = (host_read - disk_read) / (_a(inp.host_bw) * _a(inp.host_eta)) + t_disk

@@ -83,7 +83,7 @@ class Inputs:
     dense_bytes_per_weight: Num = math.nan  # of an MoE model's non-expert weights; NaN: bytes_per_weight
     token_time: Num = 0.0  # s added to every decode step (launches, sync, sampling)
     moe_token_factor: Num = 1.0  # token_time's multiple for a mixture-of-experts model (router, expert kernels)
-    kv_factor: Num = 1.0  # KV bytes in fast memory cost this many times their size
+    kv_factor: Num = 1.0  # KV bytes in fast memory cost this many times their size (fused attention)
     dequant_flops: Num = 0.0  # FLOP per quantized weight read from fast memory, at the FP16 peak
     # each stream beyond the first adds its weight matmuls at this many times their time at the FP16 peak
     stream_cost: Num = 0.0
@@ -111,5 +111,8 @@ class Inputs:
     # the width per query head the attention FLOP count (head_dim; MLA's latent rank): FLOP ÷ 4 ÷ this
     # is the number of attention scores
     attn_head_dim: Num = 128.0
+    # 1.0: attention runs as separate kernels (llama.cpp without flash attention), whose scores go through
+    # memory in prefill
+    attn_unfused: Num = 0.0
     # devices of a llama.cpp layer split, across which prefill pipelines micro-batches (1: none)
     pipeline_stages: Num = 1.0

@@ -83,7 +83,7 @@ def memory_terms_text(s: Scenario, inp: Inputs, out: Outputs, eta: float) -> lis
     if weights > 0:
         parts.append(f"{num(weights / GB)} GB ÷ ({num(bw)} GB/s × {_eta_text(s, eta)}) = {ms(first(out.t_weights))}")
     if kv > 0:
-        factor = first(inp.kv_factor)
+        factor = 1.0 if first(inp.attn_unfused) > 0 else first(inp.kv_factor)  # unfused: η_a carries the kernels
         scaled = f" × {factor:.2f}" if factor != 1 else ""
         parts.append(f"KV {num(kv / GB)} GB{scaled} at the same rate = {ms(first(out.t_kv))}")
     if (host := first(out.host_read)) > 0:

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from advisor.core.calibration import FLAT, Calibration, generation_key
+from advisor.core.calibration import FLAT, Calibration
 from advisor.core.inputs import calibrated_fields
 from advisor.core.roofline import Inputs, solve
 from advisor.core.terms import BackendTerms, ClassTerms, DecodeTerms, PrefillTerms
@@ -34,6 +34,7 @@ from advisor.validation.fit_params import (
     catalog_chip,
     decode_params,
     era_order,
+    generation_of,
     group_of,
     prefill_params,
     runs_unfused,
@@ -81,7 +82,7 @@ def _field_arrays(cases: Sequence[Case], cal: Calibration) -> dict[str, Any]:
     speedup = np.array([c.scenario.hardware.speedup for c in cases], dtype=float)
     bt = [cal.backend(c.engine, b) if (b := backend_of(c)) is not None else BackendTerms() for c in cases]
     era = np.array([cal.token_factor(c.engine, c.era, backend_of(c)) for c in cases], dtype=float)
-    machine = np.array([cal.hardware_factor(c.scenario.hardware) for c in cases], dtype=float)
+    machine = np.array([cal.hardware_factor(c.scenario.hardware, backend_of(c)) for c in cases], dtype=float)
     fields = calibrated_fields(
         a(lambda t: t.decode.eta) * machine,
         a(lambda t: t.prefill.eta),
@@ -213,7 +214,7 @@ def fit(
             for k, t in sorted(cal.machines.items())
         },
         generations={
-            g: replace(t, rows=sum(1 for c in tr if c.test == "tg" and generation_key(c.scenario.hardware) == g))
+            g: replace(t, rows=sum(1 for c in tr if c.test == "tg" and g in generation_of(c)))
             for g, t in sorted(cal.generations.items())
         },
     )

@@ -39,7 +39,7 @@ from numpy.typing import NDArray
 
 from advisor.catalog.convert import to_hardware
 from advisor.catalog.loader import shipped_catalog
-from advisor.core.calibration import Calibration, generation_key
+from advisor.core.calibration import VULKAN_SUFFIX, Calibration, generation_key
 from advisor.core.calibration import machine_key as chip_key
 from advisor.core.hardware import HardwareClass
 from advisor.core.inputs import backend_in_use
@@ -190,9 +190,24 @@ def machine_params(rows: Sequence[Case]) -> list[Param]:
     ]
 
 
+def generation_of(c: Case) -> list[str]:
+    """The architecture factors a row carries: its architecture's, and under Vulkan its Vulkan one."""
+    key = generation_key(c.scenario.hardware)
+    if key is None:
+        return []
+    return [key, key + VULKAN_SUFFIX] if backend_of(c) is Backend.VULKAN else [key]
+
+
 def generation_params(rows: Sequence[Case]) -> list[Param]:
-    """One factor on η per GPU architecture the rows ran on, shrunk toward 1."""
-    seen = sorted({g for c in rows if (g := generation_key(c.scenario.hardware)) is not None})
+    """One factor on η per GPU architecture the rows ran on, shrunk toward 1; and one per architecture's
+    Vulkan runs where they come from at least MIN_FACTOR_SOURCES sources."""
+    native = {generation_key(c.scenario.hardware) for c in rows} - {None}
+    vulkan = {
+        k
+        for k, srcs in _sources_by(rows, lambda c: (generation_of(c) + [None, None])[1]).items()
+        if len(srcs) >= MIN_FACTOR_SOURCES
+    }
+    seen = sorted({g for g in native if g is not None} | vulkan)
     return [
         Param(
             f"generation_eta[{g}]",
@@ -229,7 +244,7 @@ def era_params(rows: Sequence[Case]) -> list[Param]:
             (),
             "positive",
             1.0,
-            0.2,
+            1.0,  # a later build does not add fixed time: rows faster than the current t₀ say it is the machine's
             5.0,
             prior_rows=ERA_PRIOR_ROWS,
             era=e,
@@ -296,7 +311,9 @@ def prefill_params(train: Sequence[Case], base: Calibration, min_rows: int = MIN
             )
         if sum(on_int8(c) for c in rows) >= min_rows:
             params.append(Param(f"int8_factor[{kind.value}]", "prefill.int8_factor", in_class, "share", 0.3, 0.02, 1.0))
-        if len({(c.row.prompt_tokens, c.row.depth) for c in rows}) >= 3:
+        # on CPU cores prefill's attention is the same per-query-row kernel decode runs: its cost per FLOP is
+        # decode's (cpu_attn_share), not a factor of its own
+        if len({(c.row.prompt_tokens, c.row.depth) for c in rows}) >= 3 and kind is not HardwareClass.CPU:
             params.append(
                 Param(f"attn_factor[{kind.value}]", "prefill.attn_factor", in_class, "positive", 1.0, 0.1, 20.0)
             )

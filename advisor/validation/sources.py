@@ -7,6 +7,8 @@ machine, build, method and habits are never on both sides of a fit. A source is:
   who answered ran it, usually on one build;
 - the benchmark notes ggerganov keeps in llama.cpp's `benches/` folder (one author);
 - a contributor's pull request to a community results repository (`llmfit#778`);
+- a thread of a mirrored issue tracker, as the original thread (`ik_llama.cpp#351`: one file of
+  ThomasBaruzier's archive of ik_llama.cpp's pull requests, issues and discussions);
 - otherwise one author's results: the GitHub owner (`XiongjieDai`, `lhl`, `geerlingguy`), or the site.
 """
 
@@ -19,6 +21,9 @@ _THREAD = re.compile(r"^/([^/]+)/([^/]+)/(pull|issues|discussions)/(\d+)")
 _LLAMA_BENCHES = re.compile(r"^/ggml-org/llama\.cpp/blob/[^/]+/benches/")
 # Community result repositories whose pull requests each bring one contributor's machine.
 _COMMUNITY = {("alexsjones", "llmfit")}
+# Archives of another project's threads, one file per thread named by its number: repository -> project.
+_ARCHIVES = {("thomasbaruzier", "ikawrakow-ik-llama.cpp-archive"): "ik_llama.cpp"}
+_ARCHIVED_THREAD = re.compile(r"^/([^/]+)/([^/]+)/blob/[^/]+/(?:pull_requests|issues|discussions)/(\d+)[^/]*$")
 # Owners whose repositories and issue threads are all one author's own results.
 _AUTHORS = {"geerlingguy"}
 
@@ -36,6 +41,9 @@ def source_of(url: str) -> str:
     thread = _THREAD.match(path)
     if owner in _AUTHORS:
         return owner
+    archived = _ARCHIVED_THREAD.match(path)
+    if archived and (project := _ARCHIVES.get((archived.group(1).lower(), archived.group(2).lower()))):
+        return f"{project}#{archived.group(3)}"
     if thread and thread.group(1).lower() == "ggml-org":
         return f"{thread.group(2)}#{thread.group(4)}"
     if thread and (thread.group(1).lower(), thread.group(2).lower()) in _COMMUNITY:

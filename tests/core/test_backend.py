@@ -71,8 +71,11 @@ def test_backend_factors_multiply_the_fitted_etas() -> None:
         s = Scenario(hardware=hw, model=M8, quant=Quant(bits_per_weight=4.89), workload=Workload(backend=backend))
         cls = CALIBRATION.get(hw.kind, Engine.LLAMA_CPP)
         assert backend_terms(s) == t
-        # the architecture's and the machine's own factors (1.0 without published runs)
+        # the architecture's (and its Vulkan one, under Vulkan) and the machine's own factors (1.0 without
+        # published runs)
         own = CALIBRATION.generation(hw).decode * CALIBRATION.machine(hw).decode
+        own *= CALIBRATION.vulkan_generation(hw, backend).decode
+        assert own == pytest.approx(CALIBRATION.hardware_factor(hw, backend))
         assert decode_eta(s) == pytest.approx(cls.decode.eta * t.decode * own)
         inp = build_inputs(s)
         assert float(inp.fast_eta) == pytest.approx(cls.decode.eta * t.decode * own * hw.scaling_efficiency)

@@ -9,7 +9,7 @@ import pytest
 from advisor.cli import main
 from advisor.core.calibration import CALIBRATION, FLAT
 from advisor.core.evaluate import evaluate
-from advisor.core.hardware import Hardware
+from advisor.core.hardware import Hardware, HardwareClass
 from advisor.core.inputs import build_inputs, unfused_attn_eta
 from advisor.core.model import ModelArch
 from advisor.core.quant import Quant
@@ -18,6 +18,7 @@ from advisor.core.scenario import Scenario, Workload
 from advisor.core.terms import Engine
 from tests.fitted_ranges import UNFUSED_ATTN_ETA, within
 
+GROUP = (HardwareClass.DISCRETE_GPU, Engine.LLAMA_CPP)
 GPU = Hardware(name="NVIDIA 24 GB card", memory_gb=24, bandwidth_gbps=1008, fp16_tflops=165)
 LLAMA8 = ModelArch(name="8B", total_params_b=8.03, layers=32, heads=32, kv_heads=8, head_dim=128)
 
@@ -53,7 +54,12 @@ def test_step_grows_by_attention_flop_over_eta_a() -> None:
     assert flop == pytest.approx(4 * 32 * 128 * 32 * 4096)  # 4 × width × layers × context
     want = flop / (165e12 * CALIBRATION.unfused_attn_eta)
     assert float(out_off.t_attn) == pytest.approx(want) and float(out_on.t_attn) == 0.0
-    assert 1 / float(out_off.decode) - 1 / float(out_on.decode) == pytest.approx(want)
+    # unfused, the cache's bytes count once (κ is the fused kernel's read) and the separate kernels add η_a's term
+    kv_once = float(out_off.fast_kv) / (float(off.fast_bw) * float(off.fast_eta))
+    assert float(out_off.t_kv) == pytest.approx(kv_once)
+    assert float(out_on.t_kv) == pytest.approx(kv_once * CALIBRATION.get(*GROUP).decode.kv_factor)
+    step_gap = want + float(out_off.t_kv) - float(out_on.t_kv)
+    assert 1 / float(out_off.decode) - 1 / float(out_on.decode) == pytest.approx(step_gap)
     # about 2.1 GFLOP at 4096 tokens: decode at 4096 tokens on this card drops by a
     # few percent up to a few tens of percent, never by half
     assert 0.005 < want * float(out_on.decode) < 0.5

@@ -215,7 +215,8 @@ def test_shipped_flash_attn_comes_from_the_source() -> None:
         if "XiongjieDai" in r.source_url or any(f"pull/{n}" in r.source_url for n in (2059, 4766, 4812, 5835)):
             assert "-fa" not in r.notes and "flash_attn" not in r.notes
             continue
-        if "fa=0 (printed in the table's fa column)" in r.notes or "table 'No Flash attention'" in r.notes:
+        explicit = ("fa=0 (printed in the table's fa column)", "table 'No Flash attention'", "--flash-attn 0", "-fa 0 ")
+        if any(w in r.notes for w in explicit):
             continue  # an explicit -fa 0 run
         if "llama-cli (not llama-bench)" in r.notes:
             assert "the log prints 'flash_attn = 0'" in r.notes, r.line  # the run's own log says so

@@ -35,6 +35,17 @@ from advisor.validation.sources import source_of
         ),
         pytest.param("https://github.com/geerlingguy/ai-benchmarks/issues/46", "geerlingguy", id="author's issues"),
         pytest.param("https://github.com/AlexsJones/llmfit/pull/778", "llmfit#778", id="community pull"),
+        pytest.param(
+            "https://github.com/ThomasBaruzier/ikawrakow-ik-llama.cpp-archive/blob/590bad27/pull_requests/"
+            "351%20-%20CPU%20FA%20improvements.md",
+            "ik_llama.cpp#351",
+            id="archived thread",
+        ),
+        pytest.param(
+            "https://github.com/ThomasBaruzier/ikawrakow-ik-llama.cpp-archive/blob/590bad27/README.md",
+            "thomasbaruzier",
+            id="archive's own file",
+        ),
         pytest.param("https://www.example.org/post/1", "example.org", id="site"),
     ],
 )

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from advisor.core.calibration import BACKEND_LABELS
+from advisor.core.calibration import BACKEND_LABELS, VULKAN_SUFFIX
 from advisor.core.fmt import num
 from advisor.core.inputs import backend_in_use, backend_terms, hardware_factors, host_threads
 from advisor.core.matrix_units import matrix_tflops_in_use, vector_only
@@ -50,14 +50,20 @@ def _fitted_factor(s: Scenario, terms: MachineTerms, what: str) -> tuple[float, 
     return terms.decode, f" × {terms.decode:.3g} {what} (fitted to {runs})"
 
 
+def _factor_name(key: str | None) -> str:
+    """ "NVIDIA Ada architecture", "Intel Battlemage architecture under Vulkan", or "this machine's own"."""
+    if key is None:
+        return "this machine's own"
+    if key.endswith(VULKAN_SUFFIX):
+        return f"{key.removesuffix(VULKAN_SUFFIX)} architecture{VULKAN_SUFFIX}"
+    return f"{key} architecture"
+
+
 def _hardware_factors(s: Scenario) -> list[tuple[float, str]]:
     """The architecture's factor ("× 1.07 Apple M3 architecture (fitted to 10 decode runs)"), then the
     machine's own ("× 0.965 this machine's own (fitted to 28 decode runs)"). A chip's runs count every
     card count of it (2× RTX 3090 is the same chip), so they can exceed its record's."""
-    found = [
-        _fitted_factor(s, terms, f"{key} architecture" if key else "this machine's own")
-        for key, terms in hardware_factors(s)
-    ]
+    found = [_fitted_factor(s, terms, _factor_name(key)) for key, terms in hardware_factors(s)]
     return [f for f in found if f is not None]
 
 

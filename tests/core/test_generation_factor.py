@@ -115,3 +115,27 @@ def test_a_calibration_without_generations_leaves_eta_alone() -> None:
     s = Scenario(hardware=_hw("rtx-4090"), model=M8, quant=Q4)
     bare = replace(CALIBRATION, generations={})
     assert decode_eta(s, bare) == pytest.approx(decode_eta(s) / generation_terms(s).decode, rel=1e-12)
+
+
+def test_an_architecture_under_vulkan_carries_its_own_factor() -> None:
+    from advisor.core.calibration import VULKAN_SUFFIX, vulkan_generation_key
+    from advisor.core.terms import Backend
+
+    fitted = [k for k in CALIBRATION.generations if k.endswith(VULKAN_SUFFIX)]
+    assert fitted  # architectures whose Vulkan runs two or more sources published
+    assert all(within(CALIBRATION.generations[k].decode, FACTOR) for k in fitted)
+    b70 = _hw("arc-pro-b70")
+    key = vulkan_generation_key(b70)
+    assert key == "Intel Battlemage" + VULKAN_SUFFIX and key in CALIBRATION.generations
+    vulkan = CALIBRATION.generations[key].decode
+    # on the B70 the same builds decode about half as fast under Vulkan as under SYCL (two sources)
+    assert vulkan < 0.8
+    on = {b: Scenario(hardware=b70, model=M8, quant=Q4, workload=Workload(backend=b)) for b in Backend}
+    sycl, vk = decode_eta(on[Backend.SYCL]), decode_eta(on[Backend.VULKAN])
+    back = backend_terms(on[Backend.VULKAN]).decode / backend_terms(on[Backend.SYCL]).decode
+    assert vk / sycl == pytest.approx(vulkan * back)
+    # other backends do not carry it, and the worked line names it under Vulkan only
+    assert CALIBRATION.vulkan_generation(b70, Backend.SYCL).decode == 1.0
+    realistic = next(s.text for s in evaluate(on[Backend.VULKAN]).steps if s.label == "Decode realistic")
+    assert "Intel Battlemage architecture under Vulkan (fitted to" in realistic
+    assert "under Vulkan" not in next(s.text for s in evaluate(on[Backend.SYCL]).steps if s.label == "Decode realistic")

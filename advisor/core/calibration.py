@@ -21,8 +21,8 @@ Decode, one step (B streams):
   κ > 1 (attention kernels stream the cache less efficiently than a matrix-vector product streams
   weights); on discrete GPUs the measured contexts (to 64K) slowed decode less than the cache's bytes
   say (κ < 1). κ is the fused attention kernel's read: without flash attention the cache's bytes count
-  once and the separate kernels' time is η_a's term. Where κ is also below the η in use, the realistic figure extrapolated far past them would
-  overtake the bandwidth ceiling; roofline.solve stops it at the ceiling.
+  once and the separate kernels' time is η_a's term. Where κ is also below the η in use, the realistic
+  figure extrapolated far past them would overtake the bandwidth ceiling; roofline.solve stops it there.
 - d (`dequant_flop`): FLOP-equivalents per quantized weight to unpack it (N_q weights read from fast
   memory, F the device's FP16 peak). It is why a 4-bit model realizes less of its ceiling than the
   same model at 16 bits, and most on GPUs with little compute per byte of bandwidth.

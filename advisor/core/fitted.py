@@ -20,82 +20,82 @@ from advisor.core.terms import (
 
 FITTED_TERMS: dict[tuple[HardwareClass, Engine], ClassTerms] = {
     (HardwareClass.DISCRETE_GPU, Engine.LLAMA_CPP): ClassTerms(
-        DecodeTerms(eta=0.782, token_ms=1.48, kv_factor=0.873,
-                    dequant_flop=9.02, stream_cost=0.0,
-                    band=(0.522, 1.393)),
-        PrefillTerms(eta=0.867, quant_factor=0.546, attn_factor=0.977, moe_factor=0.311, int8_factor=0.216),
-        fitted=True, rows=209),
+        DecodeTerms(eta=0.79, token_ms=1.5, kv_factor=0.882,
+                    dequant_flop=8.99, stream_cost=0.0,
+                    band=(0.523, 1.385)),
+        PrefillTerms(eta=0.864, quant_factor=0.546, attn_factor=0.97, moe_factor=0.309, int8_factor=0.217),
+        fitted=True, rows=213),
     (HardwareClass.UNIFIED, Engine.LLAMA_CPP): ClassTerms(
-        DecodeTerms(eta=0.831, token_ms=2.38, kv_factor=1.71,
-                    dequant_flop=4.6, stream_cost=3.23,
-                    band=(0.797, 1.351)),
-        PrefillTerms(eta=0.633, quant_factor=0.823, attn_factor=1.54, moe_factor=0.311, int8_factor=0.369),
+        DecodeTerms(eta=0.841, token_ms=2.42, kv_factor=1.72,
+                    dequant_flop=4.59, stream_cost=3.21,
+                    band=(0.779, 1.335)),
+        PrefillTerms(eta=0.635, quant_factor=0.824, attn_factor=1.55, moe_factor=0.309, int8_factor=0.37),
         fitted=True, rows=137),
     (HardwareClass.UNIFIED, Engine.MLX): ClassTerms(
-        DecodeTerms(eta=0.987, token_ms=0.223, kv_factor=1.71,
-                    dequant_flop=4.6, stream_cost=3.23,
-                    band=(0.804, 1.344)),
+        DecodeTerms(eta=0.987, token_ms=0.223, kv_factor=1.72,
+                    dequant_flop=4.59, stream_cost=3.21,
+                    band=(0.793, 1.33)),
         PrefillTerms(eta=0.55, quant_factor=1.0, attn_factor=1.0, moe_factor=1.0, int8_factor=0.0),
         fitted=True, rows=10),
     (HardwareClass.CPU, Engine.LLAMA_CPP): ClassTerms(
-        DecodeTerms(eta=0.873, token_ms=5.29, kv_factor=1.0,
-                    dequant_flop=0.0114, stream_cost=0.0,
-                    band=(0.585, 1.372)),
-        PrefillTerms(eta=0.618, quant_factor=0.999, attn_factor=1.0, moe_factor=0.311, int8_factor=0.0),
+        DecodeTerms(eta=0.871, token_ms=5.4, kv_factor=1.0,
+                    dequant_flop=0.0118, stream_cost=0.0,
+                    band=(0.567, 1.337)),
+        PrefillTerms(eta=0.616, quant_factor=0.996, attn_factor=1.0, moe_factor=0.309, int8_factor=0.0),
         fitted=True, rows=30),
 }
-FITTED_HOST_ETA = 0.559
-FITTED_EXPERT_SPREAD = 0.762
-FITTED_UNFUSED_ATTN_ETA = 0.00895
-FITTED_CPU_ATTN_SHARE = 0.0964
-FITTED_MOE_TOKEN = 1.94
+FITTED_HOST_ETA = 0.566
+FITTED_EXPERT_SPREAD = 0.764
+FITTED_UNFUSED_ATTN_ETA = 0.00894
+FITTED_CPU_ATTN_SHARE = 0.0967
+FITTED_MOE_TOKEN = 1.91
 FITTED_ERA_TOKEN: dict[tuple[BuildEra, Backend], float] = {
-    (BuildEra.MAY_TO_DEC_2024, Backend.METAL): 2.18,
+    (BuildEra.MAY_TO_DEC_2024, Backend.METAL): 2.15,
     (BuildEra.MAY_TO_DEC_2024, Backend.CPU): 1.0,
 }
 FITTED_BACKENDS: dict[Backend, BackendTerms] = {
     Backend.CPU: BackendTerms(decode=1.02, prefill=1.01, rows=59),
-    Backend.METAL: BackendTerms(decode=1.04, prefill=1.25, rows=104),
-    Backend.ROCM: BackendTerms(decode=0.849, prefill=0.833, rows=56),
-    Backend.SYCL: BackendTerms(decode=1.01, prefill=0.3, rows=54),
-    Backend.VULKAN: BackendTerms(decode=0.921, prefill=0.593, rows=131),
+    Backend.METAL: BackendTerms(decode=1.03, prefill=1.25, rows=104),
+    Backend.ROCM: BackendTerms(decode=0.843, prefill=0.832, rows=56),
+    Backend.SYCL: BackendTerms(decode=1.01, prefill=0.3, rows=58),
+    Backend.VULKAN: BackendTerms(decode=0.92, prefill=0.591, rows=135),
 }
 FITTED_MACHINES: dict[str, MachineTerms] = {
-    "AMD Ryzen AI Max+ 395 (Strix Halo) @ 256 GB/s": MachineTerms(decode=0.967, rows=24),
+    "AMD Ryzen AI Max+ 395 (Strix Halo) @ 256 GB/s": MachineTerms(decode=0.965, rows=24),
     "Desktop Ryzen 9 7950X, dual-channel DDR5 at/s theoretical (ikawrakow's test system) @ 64 GB/s":
         MachineTerms(decode=1.13, rows=15),
-    "Intel Arc Pro B70 @ 608 GB/s": MachineTerms(decode=0.971, rows=33),
+    "Intel Arc Pro B70 @ 608 GB/s": MachineTerms(decode=0.967, rows=33),
     "NVIDIA GeForce RTX 3090 @ 936 GB/s": MachineTerms(decode=1.0, rows=28),
-    "NVIDIA GeForce RTX 4090 @ 1008 GB/s": MachineTerms(decode=1.05, rows=44),
+    "NVIDIA GeForce RTX 4090 @ 1008 GB/s": MachineTerms(decode=1.04, rows=44),
     "NVIDIA GeForce RTX 5090 @ 1792 GB/s": MachineTerms(decode=1.01, rows=5),
     "NVIDIA RTX PRO 6000 Blackwell Workstation Edition @ 1792 GB/s": MachineTerms(decode=1.06, rows=5),
 }
 FITTED_GENERATIONS: dict[str, MachineTerms] = {
     "AMD CDNA": MachineTerms(decode=0.987, rows=1),
-    "AMD GCN 5": MachineTerms(decode=0.831, rows=6),
+    "AMD GCN 5": MachineTerms(decode=0.828, rows=6),
     "AMD RDNA 2": MachineTerms(decode=1.06, rows=1),
     "AMD RDNA 3": MachineTerms(decode=1.07, rows=49),
-    "AMD RDNA 3 under Vulkan": MachineTerms(decode=1.08, rows=34),
-    "AMD RDNA 4": MachineTerms(decode=1.13, rows=11),
-    "AMD RDNA 4 under Vulkan": MachineTerms(decode=1.1, rows=7),
-    "Apple M1": MachineTerms(decode=0.947, rows=13),
+    "AMD RDNA 3 under Vulkan": MachineTerms(decode=1.07, rows=34),
+    "AMD RDNA 4": MachineTerms(decode=1.12, rows=11),
+    "AMD RDNA 4 under Vulkan": MachineTerms(decode=1.09, rows=7),
+    "Apple M1": MachineTerms(decode=0.945, rows=13),
     "Apple M2": MachineTerms(decode=1.03, rows=41),
     "Apple M3": MachineTerms(decode=1.1, rows=10),
     "Apple M4": MachineTerms(decode=1.0, rows=11),
-    "Intel Alchemist": MachineTerms(decode=0.348, rows=9),
-    "Intel Battlemage": MachineTerms(decode=0.802, rows=34),
-    "Intel Battlemage under Vulkan": MachineTerms(decode=0.553, rows=12),
-    "NVIDIA Ada": MachineTerms(decode=1.11, rows=50),
-    "NVIDIA Ampere": MachineTerms(decode=1.04, rows=41),
+    "Intel Alchemist": MachineTerms(decode=0.342, rows=9),
+    "Intel Battlemage": MachineTerms(decode=0.8, rows=38),
+    "Intel Battlemage under Vulkan": MachineTerms(decode=0.549, rows=14),
+    "NVIDIA Ada": MachineTerms(decode=1.1, rows=50),
+    "NVIDIA Ampere": MachineTerms(decode=1.03, rows=41),
     "NVIDIA Ampere under Vulkan": MachineTerms(decode=0.984, rows=9),
     "NVIDIA Blackwell": MachineTerms(decode=1.12, rows=62),
     "NVIDIA Hopper": MachineTerms(decode=0.971, rows=1),
     "NVIDIA Pascal": MachineTerms(decode=1.05, rows=2),
-    "NVIDIA Turing": MachineTerms(decode=1.05, rows=14),
+    "NVIDIA Turing": MachineTerms(decode=1.04, rows=14),
 }
 FITTED_NOTES: tuple[str, ...] = (
-    "fitted on 386 decode + 291 prefill rows, the training part of the 993 usable measurements "
-    "(70 rows marked excluded in the file are left out)",
+    "fitted on 390 decode + 295 prefill rows, the training part of the 1005 usable measurements"
+    " (70 rows marked excluded in the file are left out)",
     "backend factors: CUDA is the reference (1.0); the others are pulled toward 1 as if by 4 "
     "extra rows at 1.0",
     "bands: 10th/90th percentile of measured ÷ predicted decode over the usable rows of the "

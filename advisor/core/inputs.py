@@ -9,11 +9,11 @@ import numpy as np
 
 from advisor.core.calibration import (
     CALIBRATION,
-    VULKAN_SUFFIX,
     Calibration,
     generation_key,
     resolve_backend,
     terms_for,
+    vulkan_generation_key,
 )
 from advisor.core.efficiency import Engine
 from advisor.core.hardware import CORE_READ_GBPS, HardwareClass
@@ -97,7 +97,7 @@ def hardware_factors(
     found: list[tuple[str | None, MachineTerms]] = [(None, machine_terms(scenario, calibration))]
     if key is not None:
         vulkan = cal.vulkan_generation(scenario.hardware, backend_in_use(scenario))
-        found[:0] = [(key, generation_terms(scenario, calibration)), (key + VULKAN_SUFFIX, vulkan)]
+        found[:0] = [(key, generation_terms(scenario, calibration)), (vulkan_generation_key(scenario.hardware), vulkan)]
     return [(name, terms) for name, terms in found if terms.decode != 1.0]
 
 

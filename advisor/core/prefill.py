@@ -39,15 +39,14 @@ def on_int8_units(inp: Inputs) -> NDArray[np.bool_]:
     return is_quantized(inp.bytes_per_weight) & (_a(inp.prefill_int8_eta) > 0) & (_a(inp.int8_flops) > 0)
 
 
-def pipeline_speedup(inp: Inputs, on_device: NDArray[np.bool_]) -> Arr:
+def pipeline_speedup(inp: Inputs, batches: Arr, on_device: NDArray[np.bool_]) -> Arr:
     """llama.cpp's pipeline parallelism over a layer split of D devices, on when every layer and its KV
     cache are on the devices: micro-batches follow one another through the devices' shares of the layers
     (each with its own copy of the activations), so a prompt of nb micro-batches takes nb + D − 1 stage
     times instead of nb × D, a speedup of nb·D / (nb + D − 1). A prompt of one micro-batch gains nothing.
     The output is read only after the last micro-batch, so the whole prompt counts."""
     stages = _a(inp.pipeline_stages)
-    nb = np.ceil(np.maximum(_a(inp.prompt), 1) / PREFILL_UBATCH)
-    return np.where((stages > 1) & on_device, nb * stages / (nb + stages - 1), 1.0)
+    return np.where((stages > 1) & on_device, batches * stages / (batches + stages - 1), 1.0)
 
 
 def score_traffic(inp: Inputs, position: Arr) -> Arr:
@@ -67,6 +66,7 @@ class PrefillParts:
     t_link: Arr  # s per prompt: host weights over the link, or a tensor split's all-reduces
     t_scores: Arr  # s per prompt: unfused attention's scores through memory (before the pipeline)
     pipeline: Arr  # the layer split's pipeline speedup (1: none)
+    batches: Arr  # the prompt's micro-batches of PREFILL_UBATCH tokens
 
 
 def prefill_terms(
@@ -101,10 +101,10 @@ def prefill_terms(
     attn = attention_flops(inp, start + prompt / 2)
     t_prefill = prompt * (matmul / matmul_eta + _a(inp.prefill_attn_factor) * attn / attn_eta) / _a(inp.flops)
     t_scores = prompt * score_traffic(inp, start + prompt / 2) / (_a(inp.fast_bw) * _a(inp.fast_eta))
-    on_device = (link_bytes <= 0) & (disk_bytes <= 0) & (host_attn <= 0)
-    pipeline = pipeline_speedup(inp, on_device)
-    t_prefill = (t_prefill + t_scores) / pipeline
     batches = np.ceil(np.maximum(prompt, 1) / PREFILL_UBATCH)
+    on_device = (link_bytes <= 0) & (disk_bytes <= 0) & (host_attn <= 0)
+    pipeline = pipeline_speedup(inp, batches, on_device)
+    t_prefill = (t_prefill + t_scores) / pipeline
     disk_bw = _a(inp.disk_bw)
     t_link = batches * (
         link_bytes / _a(inp.link_bw) + np.where(disk_bw > 0, disk_bytes / np.where(disk_bw > 0, disk_bw, 1.0), 0.0)
@@ -120,4 +120,6 @@ def prefill_terms(
     measured = _a(inp.prefill_rate)
     rate = np.where(np.isnan(measured), estimate, measured)
     one = np.ones_like(rate)
-    return PrefillParts(rate, matmul * one, attn * one, matmul_eta * one, t_link * one, t_scores * one, pipeline * one)
+    return PrefillParts(
+        rate, matmul * one, attn * one, matmul_eta * one, t_link * one, t_scores * one, pipeline * one, batches * one
+    )

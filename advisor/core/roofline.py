@@ -72,6 +72,7 @@ class Outputs:
     attn_flops_per_token: Arr
     # the memory side of a realistic step, term by term (s)
     t_weights: Arr  # fast-memory weights at η
+    kv_cost: Arr  # what the cache's bytes cost over their size: κ fused, 1 unfused
     t_kv: Arr  # fast-memory KV at κ × the weights' rate
     t_host: Arr  # host-resident weights and KV: max(bytes side, host compute)
     t_host_bytes: Arr  # RAM at the host's η plus disk at its read bandwidth
@@ -108,6 +109,7 @@ class Outputs:
     t_prefill_link: Arr  # s for the whole prompt: host weights crossing the link per micro-batch
     t_prefill_scores: Arr  # s for the whole prompt: unfused attention's scores through memory
     prefill_pipeline: Arr  # a layer split's pipeline speedup on prefill (1: none)
+    prefill_batches: Arr  # the prompt's micro-batches
 
 
 def weights_read_batch1(inp: Inputs) -> Arr:
@@ -320,6 +322,7 @@ def _solve(inp: Inputs) -> Outputs:
         flops_per_token=per_token_flops * one,
         attn_flops_per_token=attn_flops * one,
         t_weights=t_weights * one,
+        kv_cost=kv_cost * one,
         t_kv=t_kv * one,
         t_host=t_host * one,
         t_host_bytes=t_host_bytes * one,
@@ -352,4 +355,5 @@ def _solve(inp: Inputs) -> Outputs:
         t_prefill_link=pre.t_link,
         t_prefill_scores=pre.t_scores,
         prefill_pipeline=pre.pipeline,
+        prefill_batches=pre.batches,
     )

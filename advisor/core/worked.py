@@ -5,8 +5,6 @@ given; this module only formats them, so the text, the JSON and the bound cannot
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from advisor.core.calibration import BACKEND_LABELS, VULKAN_SUFFIX
@@ -89,7 +87,7 @@ def memory_terms_text(s: Scenario, inp: Inputs, out: Outputs, eta: float) -> lis
     if weights > 0:
         parts.append(f"{num(weights / GB)} GB ÷ ({num(bw)} GB/s × {_eta_text(s, eta)}) = {ms(first(out.t_weights))}")
     if kv > 0:
-        factor = 1.0 if first(inp.attn_unfused) > 0 else first(inp.kv_factor)  # unfused: η_a carries the kernels
+        factor = first(out.kv_cost)
         scaled = f" × {factor:.2f}" if factor != 1 else ""
         parts.append(f"KV {num(kv / GB)} GB{scaled} at the same rate = {ms(first(out.t_kv))}")
     if (host := first(out.host_read)) > 0:
@@ -250,7 +248,7 @@ def _scores_and_pipeline(s: Scenario, out: Outputs) -> str:
         )
     pipeline = first(out.prefill_pipeline)
     if pipeline > 1:
-        batches = max(math.ceil(s.workload.prompt_tokens / PREFILL_UBATCH), 1)
+        batches = round(first(out.prefill_batches))
         text += (
             f", ÷ {pipeline:.2f} for {batches} micro-batches of {PREFILL_UBATCH} pipelined over "
             f"{s.hardware.devices} devices"

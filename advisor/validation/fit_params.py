@@ -39,10 +39,10 @@ from numpy.typing import NDArray
 
 from advisor.catalog.convert import to_hardware
 from advisor.catalog.loader import shipped_catalog
-from advisor.core.calibration import VULKAN_SUFFIX, Calibration, generation_key
+from advisor.core.calibration import Calibration, generation_key, vulkan_generation_key
 from advisor.core.calibration import machine_key as chip_key
 from advisor.core.hardware import HardwareClass
-from advisor.core.inputs import backend_in_use
+from advisor.core.inputs import attention_unfused, backend_in_use
 from advisor.core.matrix_units import int8_tops_in_use
 from advisor.core.roofline_inputs import quantized
 from advisor.core.terms import CURRENT_ERA, Backend, BackendTerms, BuildEra, Engine, MachineTerms
@@ -190,23 +190,21 @@ def machine_params(rows: Sequence[Case]) -> list[Param]:
     ]
 
 
+def vulkan_key_of(c: Case) -> str | None:
+    """The key of the architecture's Vulkan factor a row carries (None off Vulkan or without an architecture)."""
+    return vulkan_generation_key(c.scenario.hardware) if backend_of(c) is Backend.VULKAN else None
+
+
 def generation_of(c: Case) -> list[str]:
     """The architecture factors a row carries: its architecture's, and under Vulkan its Vulkan one."""
-    key = generation_key(c.scenario.hardware)
-    if key is None:
-        return []
-    return [key, key + VULKAN_SUFFIX] if backend_of(c) is Backend.VULKAN else [key]
+    return [k for k in (generation_key(c.scenario.hardware), vulkan_key_of(c)) if k is not None]
 
 
 def generation_params(rows: Sequence[Case]) -> list[Param]:
     """One factor on η per GPU architecture the rows ran on, shrunk toward 1; and one per architecture's
     Vulkan runs where they come from at least MIN_FACTOR_SOURCES sources."""
     native = {generation_key(c.scenario.hardware) for c in rows} - {None}
-    vulkan = {
-        k
-        for k, srcs in _sources_by(rows, lambda c: (generation_of(c) + [None, None])[1]).items()
-        if len(srcs) >= MIN_FACTOR_SOURCES
-    }
+    vulkan = {k for k, srcs in _sources_by(rows, vulkan_key_of).items() if len(srcs) >= MIN_FACTOR_SOURCES}
     seen = sorted({g for g in native if g is not None} | vulkan)
     return [
         Param(
@@ -272,7 +270,7 @@ def on_int8(c: Case) -> bool:
 
 def runs_unfused(c: Case) -> bool:
     """llama.cpp run without flash attention (its attention then runs as separate kernels)."""
-    return c.engine is Engine.LLAMA_CPP and not c.scenario.workload.flash_attention
+    return attention_unfused(c.scenario)
 
 
 def backend_params(rows: Sequence[Case], part: Literal["decode", "prefill"]) -> list[Param]:

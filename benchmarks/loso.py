@@ -62,7 +62,9 @@ def main() -> int:
     if args.rows:
         with args.rows.open("w", newline="", encoding="utf-8") as fh:
             out = csv.writer(fh)
-            out.writerow(["line", "source", "test", "kind", "hardware", "model", "measured", "predicted", "simple"])
+            out.writerow(
+                ["line", "source", "test", "kind", "hardware", "model", "devices", "measured", "predicted", "simple"]
+            )
             for c, src, p, q in zip(cases, res.sources, res.predicted, res.simple, strict=True):
                 out.writerow(
                     [
@@ -72,6 +74,7 @@ def main() -> int:
                         c.kind,
                         c.scenario.hardware.name,
                         c.scenario.model.name,
+                        c.scenario.hardware.devices,
                         c.measured,
                         f"{p:.4g}",
                         f"{q:.4g}",

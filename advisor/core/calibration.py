@@ -11,6 +11,9 @@ Decode, one step (B streams):
     t_step = max( W ÷ (BW·η) + κ·KV ÷ (BW·η) + H ÷ (BW_host·η_host) + N_q·d ÷ F + (B−1)·t_s
                   [+ B·A ÷ (F·η_a) without flash attention] ,  B·FLOP ÷ (F·η_c) ) + t₀
 
+On CPU cores the same threads load and multiply, so the two sides add instead of overlapping, and
+attention is B·KV ÷ (threads × r_attn) on the memory side.
+
 - η (`eta`): share of datasheet bandwidth realized while streaming weights W from fast memory.
 - t₀ (`token_ms`): fixed time per step — kernel launches, synchronization, sampling. It is why a
   small model on a fast GPU realizes a smaller share of its ceiling than a large one. It is the
@@ -37,6 +40,12 @@ Decode, one step (B streams):
   why 2024 builds (FA off) slowed with context 2–17 times faster than their KV bytes say, twice as
   fast per KV byte for Llama 3 70B (8 query heads per KV head) as for 8B (4). The workload's
   `flash_attention` (default on, as in current llama.cpp) switches it; MLX and vLLM always fuse.
+- r_attn (`cpu_attn_gbps`): attention on CPU cores (a CPU-only machine, a KV cache or whole layers in
+  host RAM) works through the cache at r_attn GB/s per thread: B × KV ÷ (threads × r_attn) per step,
+  added to the cores' other work. llama.cpp's CPU kernel takes one cached token at a time, for all the
+  query heads that share its K and V, so the time follows the cache's bytes, not the query heads' FLOP
+  (Qwen3-30B-A3B, 32 query heads on 4 KV heads, slows with depth less per token than Llama 3.1 8B, 32
+  on 8). Prefill's attention on the cores is the same walk for each prompt token, at α times its time.
 - η_host (HOST_ETA): share of host-RAM bandwidth realized for offloaded weights (read by the CPU).
 - γ (EXPERT_SPREAD): with B streams an MoE step reads the experts of B^γ independent tokens; γ < 1
   because tokens in one batch favour the same experts.
@@ -77,13 +86,14 @@ decode over that group's rows; realistic figures are drawn and printed with it.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 from advisor.core.fitted import (
     FITTED_BACKENDS,
-    FITTED_CPU_ATTN_SHARE,
+    FITTED_CPU_ATTN_GBPS,
     FITTED_ERA_TOKEN,
     FITTED_EXPERT_SPREAD,
     FITTED_GENERATIONS,
@@ -246,10 +256,11 @@ class Calibration:
     notes: tuple[str, ...] = field(default_factory=tuple)
     backends: dict[Backend, BackendTerms] = field(default_factory=dict)  # absent: 1.0
     unfused_attn_eta: float = 0.0  # η_a: attention without flash attention (llama.cpp); 0: not modelled
-    # η_c: attention on CPU cores (a CPU-only machine, or a KV cache in host RAM) runs at this share of the
-    # rate the cores reach on the weight matmuls: its F16 dot products and softmax use the vector units
-    # far less well than the int8 and FP32 matmul kernels do (1.0: the same rate).
-    cpu_attn_share: float = 1.0
+    # GB/s of KV cache one CPU thread attends over (a CPU-only machine's cores, or a KV cache in host RAM):
+    # llama.cpp's CPU attention walks the cache one cached token at a time (its K and V rows, an online
+    # softmax step), for all the query heads sharing them, so its time goes with the cache's bytes and the
+    # threads, not with the query heads' FLOP or the memory bus (inf: free).
+    cpu_attn_gbps: float = math.inf
     # t₀ of a llama.cpp build of another era on a backend = era_token[(era, backend)] × t₀ (t₀ is the
     # current era's); absent: 1.0. Per backend, because what a year of builds changed differs by backend
     # (CUDA graphs on CUDA; each backend's own launch and synchronization work). Only the validation uses
@@ -349,7 +360,7 @@ CALIBRATION = Calibration(
     notes=FITTED_NOTES,
     backends=FITTED_BACKENDS,
     unfused_attn_eta=FITTED_UNFUSED_ATTN_ETA,
-    cpu_attn_share=FITTED_CPU_ATTN_SHARE,
+    cpu_attn_gbps=FITTED_CPU_ATTN_GBPS,
     era_token=FITTED_ERA_TOKEN,
     moe_token=FITTED_MOE_TOKEN,
     machines=FITTED_MACHINES,

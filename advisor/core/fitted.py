@@ -20,74 +20,74 @@ from advisor.core.terms import (
 
 FITTED_TERMS: dict[tuple[HardwareClass, Engine], ClassTerms] = {
     (HardwareClass.DISCRETE_GPU, Engine.LLAMA_CPP): ClassTerms(
-        DecodeTerms(eta=0.79, token_ms=1.5, kv_factor=0.882,
-                    dequant_flop=8.99, stream_cost=0.0,
-                    band=(0.523, 1.385)),
-        PrefillTerms(eta=0.864, quant_factor=0.546, attn_factor=0.97, moe_factor=0.309, int8_factor=0.217),
+        DecodeTerms(eta=0.782, token_ms=1.47, kv_factor=0.875,
+                    dequant_flop=9.03, stream_cost=0.0,
+                    band=(0.522, 1.398)),
+        PrefillTerms(eta=0.866, quant_factor=0.549, attn_factor=0.936, moe_factor=0.301, int8_factor=0.218),
         fitted=True, rows=213),
     (HardwareClass.UNIFIED, Engine.LLAMA_CPP): ClassTerms(
-        DecodeTerms(eta=0.841, token_ms=2.42, kv_factor=1.72,
-                    dequant_flop=4.59, stream_cost=3.21,
-                    band=(0.779, 1.335)),
-        PrefillTerms(eta=0.635, quant_factor=0.824, attn_factor=1.55, moe_factor=0.309, int8_factor=0.37),
+        DecodeTerms(eta=0.832, token_ms=2.37, kv_factor=1.71,
+                    dequant_flop=4.59, stream_cost=3.24,
+                    band=(0.801, 1.375)),
+        PrefillTerms(eta=0.651, quant_factor=0.825, attn_factor=1.6, moe_factor=0.301, int8_factor=0.371),
         fitted=True, rows=137),
     (HardwareClass.UNIFIED, Engine.MLX): ClassTerms(
-        DecodeTerms(eta=0.987, token_ms=0.223, kv_factor=1.72,
-                    dequant_flop=4.59, stream_cost=3.21,
-                    band=(0.793, 1.33)),
+        DecodeTerms(eta=0.988, token_ms=0.226, kv_factor=1.71,
+                    dequant_flop=4.59, stream_cost=3.24,
+                    band=(0.804, 1.343)),
         PrefillTerms(eta=0.55, quant_factor=1.0, attn_factor=1.0, moe_factor=1.0, int8_factor=0.0),
         fitted=True, rows=10),
     (HardwareClass.CPU, Engine.LLAMA_CPP): ClassTerms(
-        DecodeTerms(eta=0.871, token_ms=5.4, kv_factor=1.0,
-                    dequant_flop=0.0118, stream_cost=0.0,
-                    band=(0.567, 1.337)),
-        PrefillTerms(eta=0.616, quant_factor=0.996, attn_factor=1.0, moe_factor=0.309, int8_factor=0.0),
+        DecodeTerms(eta=0.907, token_ms=6.49, kv_factor=1.0,
+                    dequant_flop=0.00651, stream_cost=0.0,
+                    band=(0.628, 1.365)),
+        PrefillTerms(eta=0.617, quant_factor=0.968, attn_factor=1.0, moe_factor=0.301, int8_factor=0.0),
         fitted=True, rows=30),
 }
-FITTED_HOST_ETA = 0.566
-FITTED_EXPERT_SPREAD = 0.764
-FITTED_UNFUSED_ATTN_ETA = 0.00894
-FITTED_CPU_ATTN_SHARE = 0.0967
-FITTED_MOE_TOKEN = 1.91
+FITTED_HOST_ETA = 0.567
+FITTED_EXPERT_SPREAD = 0.761
+FITTED_UNFUSED_ATTN_ETA = 0.00897
+FITTED_CPU_ATTN_GBPS = 1.4
+FITTED_MOE_TOKEN = 1.95
 FITTED_ERA_TOKEN: dict[tuple[BuildEra, Backend], float] = {
-    (BuildEra.MAY_TO_DEC_2024, Backend.METAL): 2.15,
+    (BuildEra.MAY_TO_DEC_2024, Backend.METAL): 2.19,
     (BuildEra.MAY_TO_DEC_2024, Backend.CPU): 1.0,
 }
 FITTED_BACKENDS: dict[Backend, BackendTerms] = {
-    Backend.CPU: BackendTerms(decode=1.02, prefill=1.01, rows=59),
-    Backend.METAL: BackendTerms(decode=1.03, prefill=1.25, rows=104),
-    Backend.ROCM: BackendTerms(decode=0.843, prefill=0.832, rows=56),
+    Backend.CPU: BackendTerms(decode=1.01, prefill=1.02, rows=59),
+    Backend.METAL: BackendTerms(decode=1.04, prefill=1.22, rows=104),
+    Backend.ROCM: BackendTerms(decode=0.849, prefill=0.828, rows=56),
     Backend.SYCL: BackendTerms(decode=1.01, prefill=0.3, rows=58),
-    Backend.VULKAN: BackendTerms(decode=0.92, prefill=0.591, rows=135),
+    Backend.VULKAN: BackendTerms(decode=0.921, prefill=0.585, rows=135),
 }
 FITTED_MACHINES: dict[str, MachineTerms] = {
-    "AMD Ryzen AI Max+ 395 (Strix Halo) @ 256 GB/s": MachineTerms(decode=0.965, rows=24),
+    "AMD Ryzen AI Max+ 395 (Strix Halo) @ 256 GB/s": MachineTerms(decode=0.967, rows=24),
     "Desktop Ryzen 9 7950X, dual-channel DDR5 at/s theoretical (ikawrakow's test system) @ 64 GB/s":
-        MachineTerms(decode=1.13, rows=15),
+        MachineTerms(decode=1.09, rows=15),
     "Intel Arc Pro B70 @ 608 GB/s": MachineTerms(decode=0.967, rows=33),
     "NVIDIA GeForce RTX 3090 @ 936 GB/s": MachineTerms(decode=1.0, rows=28),
-    "NVIDIA GeForce RTX 4090 @ 1008 GB/s": MachineTerms(decode=1.04, rows=44),
+    "NVIDIA GeForce RTX 4090 @ 1008 GB/s": MachineTerms(decode=1.05, rows=44),
     "NVIDIA GeForce RTX 5090 @ 1792 GB/s": MachineTerms(decode=1.01, rows=5),
     "NVIDIA RTX PRO 6000 Blackwell Workstation Edition @ 1792 GB/s": MachineTerms(decode=1.06, rows=5),
 }
 FITTED_GENERATIONS: dict[str, MachineTerms] = {
     "AMD CDNA": MachineTerms(decode=0.987, rows=1),
-    "AMD GCN 5": MachineTerms(decode=0.828, rows=6),
+    "AMD GCN 5": MachineTerms(decode=0.83, rows=6),
     "AMD RDNA 2": MachineTerms(decode=1.06, rows=1),
     "AMD RDNA 3": MachineTerms(decode=1.07, rows=49),
-    "AMD RDNA 3 under Vulkan": MachineTerms(decode=1.07, rows=34),
-    "AMD RDNA 4": MachineTerms(decode=1.12, rows=11),
-    "AMD RDNA 4 under Vulkan": MachineTerms(decode=1.09, rows=7),
-    "Apple M1": MachineTerms(decode=0.945, rows=13),
+    "AMD RDNA 3 under Vulkan": MachineTerms(decode=1.08, rows=34),
+    "AMD RDNA 4": MachineTerms(decode=1.13, rows=11),
+    "AMD RDNA 4 under Vulkan": MachineTerms(decode=1.1, rows=7),
+    "Apple M1": MachineTerms(decode=0.946, rows=13),
     "Apple M2": MachineTerms(decode=1.03, rows=41),
     "Apple M3": MachineTerms(decode=1.1, rows=10),
     "Apple M4": MachineTerms(decode=1.0, rows=11),
-    "Intel Alchemist": MachineTerms(decode=0.342, rows=9),
-    "Intel Battlemage": MachineTerms(decode=0.8, rows=38),
-    "Intel Battlemage under Vulkan": MachineTerms(decode=0.549, rows=14),
-    "NVIDIA Ada": MachineTerms(decode=1.1, rows=50),
+    "Intel Alchemist": MachineTerms(decode=0.347, rows=9),
+    "Intel Battlemage": MachineTerms(decode=0.807, rows=38),
+    "Intel Battlemage under Vulkan": MachineTerms(decode=0.552, rows=14),
+    "NVIDIA Ada": MachineTerms(decode=1.11, rows=50),
     "NVIDIA Ampere": MachineTerms(decode=1.03, rows=41),
-    "NVIDIA Ampere under Vulkan": MachineTerms(decode=0.984, rows=9),
+    "NVIDIA Ampere under Vulkan": MachineTerms(decode=0.983, rows=9),
     "NVIDIA Blackwell": MachineTerms(decode=1.12, rows=62),
     "NVIDIA Hopper": MachineTerms(decode=0.971, rows=1),
     "NVIDIA Pascal": MachineTerms(decode=1.05, rows=2),

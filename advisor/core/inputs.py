@@ -367,7 +367,8 @@ def build_inputs(scenario: Scenario, calibration: Calibration | None = None, **o
             allreduce_share=2.0 * (hw.devices - 1) / hw.devices,
             peer_bw=hw.device_link_gbps * GB,
         )
-    fields["cpu_attn_share"] = cal.cpu_attn_share
+    fields["attn_threads"] = float(cores_used(scenario))
+    fields["cpu_attn_rate"] = cal.cpu_attn_gbps * GB
     fields.update(
         weight_bytes(
             model_terms(scenario.model, w.kv_cache),

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from advisor.core.placement import _a, attention_flops
+from advisor.core.placement import _a, attention_flops, kv_per_stream
 from advisor.core.roofline_inputs import Inputs
 from advisor.core.roofline_inputs import quantized as is_quantized
 
@@ -67,6 +67,7 @@ class PrefillParts:
     t_scores: Arr  # s per prompt: unfused attention's scores through memory (before the pipeline)
     pipeline: Arr  # the layer split's pipeline speedup (1: none)
     batches: Arr  # the prompt's micro-batches of PREFILL_UBATCH tokens
+    walk: Arr  # s per prompt token walking the cache on CPU cores (before α; 0 elsewhere)
 
 
 def prefill_terms(
@@ -96,10 +97,13 @@ def prefill_terms(
         * np.where(quantized, quant_eta, 1.0)
         * np.where(_a(inp.expert_bytes) > 0, _a(inp.prefill_moe_eta), 1.0)
     )
-    attn_eta = compute_eta * np.where(on_cores, _a(inp.cpu_attn_share), 1.0)
     matmul = 2.0 * _a(inp.active_params)
     attn = attention_flops(inp, start + prompt / 2)
-    t_prefill = prompt * (matmul / matmul_eta + _a(inp.prefill_attn_factor) * attn / attn_eta) / _a(inp.flops)
+    # on CPU cores each prompt token walks the cache before it at the threads' attention rate, as in decode
+    attn_rate = _a(inp.attn_threads) * _a(inp.cpu_attn_rate)
+    t_cache_walk = kv_per_stream(inp.kv_full, inp.kv_window, inp.window, start + prompt / 2) / attn_rate
+    t_attn = np.where(on_cores, t_cache_walk, attn / (compute_eta * _a(inp.flops)))
+    t_prefill = prompt * (matmul / (matmul_eta * _a(inp.flops)) + _a(inp.prefill_attn_factor) * t_attn)
     t_scores = prompt * score_traffic(inp, start + prompt / 2) / (_a(inp.fast_bw) * _a(inp.fast_eta))
     batches = np.ceil(np.maximum(prompt, 1) / PREFILL_UBATCH)
     on_device = (link_bytes <= 0) & (disk_bytes <= 0) & (host_attn <= 0)
@@ -111,7 +115,7 @@ def prefill_terms(
     )
     on_host = (np.minimum(np.maximum(prompt, 1), PREFILL_UBATCH) < OFFLOAD_MIN_BATCH) & np.isfinite(_a(inp.host_flops))
     t_link = np.where(on_host, prompt * host_weight_flops / _a(inp.host_flops), t_link)
-    t_prefill = t_prefill + prompt * host_attn * attn / (_a(inp.host_flops) * _a(inp.cpu_attn_share))
+    t_prefill = t_prefill + prompt * host_attn * t_cache_walk
     # tensor split: each micro-batch's all-reduces, and every prompt token's activations through them
     t_link = t_link + _a(inp.allreduces) * (
         batches * _a(inp.allreduce_time) + prompt * 2.0 * _a(inp.hidden) * _a(inp.allreduce_share) / _a(inp.peer_bw)
@@ -121,5 +125,13 @@ def prefill_terms(
     rate = np.where(np.isnan(measured), estimate, measured)
     one = np.ones_like(rate)
     return PrefillParts(
-        rate, matmul * one, attn * one, matmul_eta * one, t_link * one, t_scores * one, pipeline * one, batches * one
+        rate,
+        matmul * one,
+        attn * one,
+        matmul_eta * one,
+        t_link * one,
+        t_scores * one,
+        pipeline * one,
+        batches * one,
+        np.where(on_cores, t_cache_walk, 0.0) * one,
     )

@@ -65,7 +65,8 @@ class Outputs:
     fast_kv: Arr  # of which KV cache
     host_read: Arr  # from host memory (RAM and disk)
     disk_read: Arr  # of which from disk
-    host_flops: Arr  # FLOP per step the host CPU does: host-resident weights and attention over host KV
+    host_flops: Arr  # FLOP per step the host CPU does on host-resident weights
+    t_host_attn: Arr  # s per step the host CPU walks the KV cache held in host RAM (part of t_host_compute)
     unpacked_weights: Arr  # quantized weights read from fast memory (unpacked each step)
     # FLOP per token at the decode context
     flops_per_token: Arr  # 2 × active params + attention
@@ -81,7 +82,7 @@ class Outputs:
     t_host_hops: Arr  # their time (part of t_host)
     t_dequant: Arr  # unpacking quantized weights
     t_streams: Arr  # the streams beyond the first
-    t_attn: Arr  # attention without flash attention (0 when fused)
+    t_attn: Arr  # attention without flash attention (0 when fused); on CPU cores, the walk of the cache
     t_memory: Arr  # the sum of the six above
     # the compute side, the fixed cost and the step (s)
     t_compute: Arr
@@ -110,6 +111,7 @@ class Outputs:
     t_prefill_scores: Arr  # s for the whole prompt: unfused attention's scores through memory
     prefill_pipeline: Arr  # a layer split's pipeline speedup on prefill (1: none)
     prefill_batches: Arr  # the prompt's micro-batches
+    prefill_walk: Arr  # s per prompt token walking the cache on CPU cores (before α; 0 elsewhere)
 
 
 def weights_read_batch1(inp: Inputs) -> Arr:
@@ -199,7 +201,9 @@ def _solve(inp: Inputs) -> Outputs:
     # κ is the fused attention kernel's read of the cache; unfused, the cache is read by separate matmul
     # kernels whose cost the η_a term below carries, so its bytes count once at the weights' rate
     kv_cost = np.where(_a(inp.attn_unfused) > 0, 1.0, _a(inp.kv_factor))
-    t_kv = kv_cost * fast_kv / fast_rate
+    on_cores = _a(inp.on_cores) > 0
+    # on CPU cores the attention walk below reads the cache itself (never faster than the bus)
+    t_kv = np.where(on_cores, 0.0, kv_cost * fast_kv / fast_rate)
     safe_disk = np.where(can_disk, disk_bw, 1.0)
     t_disk = np.where(can_disk, disk_read / safe_disk, 0.0)
     t_host_bytes = (host_read - disk_read) / (_a(inp.host_bw) * _a(inp.host_eta)) + t_disk
@@ -212,13 +216,15 @@ def _solve(inp: Inputs) -> Outputs:
     dense_bpw = np.where(np.isnan(dense_bpw), bpw, dense_bpw)
     attn_flops = attention_flops(inp, inp.context)
     # The host CPU computes what sits in host RAM: 2 FLOP per weight for each stream's token (its own k
-    # experts), and attention over the KV cache held there, per stream, at the cores' attention share.
-    cpu_attn = _a(inp.cpu_attn_share)
+    # experts), and attention over the KV cache held there, each stream's, at the threads' attention rate.
+    attn_rate = _a(inp.attn_threads) * _a(inp.cpu_attn_rate)
+    kv_attended = streams * kv_per_stream(inp.kv_full, inp.kv_window, inp.window, inp.context)
     weight_flops_host = 2.0 * (
         dense_host * dense_weights_read / dense_bpw + expert_host * _a(inp.expert_bytes) * _a(inp.expert_share) / bpw
     )
-    host_flops = streams * (weight_flops_host + kv_share * attn_flops / cpu_attn)
-    t_host_compute = host_flops / _a(inp.host_flops)
+    host_flops = streams * weight_flops_host
+    t_host_attn = kv_share * kv_attended / attn_rate
+    t_host_compute = host_flops / _a(inp.host_flops) + t_host_attn
     # Hand-offs: with -nkvo each layer on the device sends its attention to the host and takes the result
     # back, two per layer per step; each device layer whose experts sit in host RAM (--n-cpu-moe) sends its
     # hidden state to the host CPU and takes the experts' output back, two more. (Whole host layers are
@@ -243,7 +249,6 @@ def _solve(inp: Inputs) -> Outputs:
     )
     t_token = t_token + t_sync  # tensor split's all-reduces are part of the fixed time of a step
     # On a CPU-only machine attention is the memory side's own term (t_attn below)
-    on_cores = _a(inp.on_cores) > 0
     weight_flops = 2.0 * _a(inp.active_params)
     per_token_flops = weight_flops + attn_flops
     t_compute = streams * (weight_flops + np.where(on_cores, 0.0, attn_flops)) / (flops * _a(inp.compute_eta))
@@ -255,12 +260,12 @@ def _solve(inp: Inputs) -> Outputs:
     # per query head, at a small share of the peak, for the layers held in fast memory. With fused
     # attention (flash attention, MLX, vLLM, a given η) κ covers the KV reads and this is 0.
     # On a CPU-only machine attention is work on the same cores as the matmuls, one after the other in
-    # each layer, fused or not: its FLOP at the cores' attention share of their compute rate.
+    # each layer, fused or not: each stream's cache walked at the threads' attention rate.
     attn_eta = _a(inp.unfused_attn_eta)
     t_attn_unfused = np.where(
         attn_eta > 0, (1 - kv_share) * streams * attn_flops / (flops * np.where(attn_eta > 0, attn_eta, 1.0)), 0.0
     )
-    t_attn_cores = streams * attn_flops / (flops * _a(inp.compute_eta) * cpu_attn)
+    t_attn_cores = np.maximum(kv_attended / attn_rate, fast_kv / fast_rate)
     t_attn = np.where(_a(inp.on_cores) > 0, t_attn_cores, t_attn_unfused)
     t_memory = t_weights + t_kv + t_host + t_dequant + t_streams + t_attn
 
@@ -318,6 +323,7 @@ def _solve(inp: Inputs) -> Outputs:
         host_read=host_read * one,
         disk_read=disk_read * one,
         host_flops=host_flops * one,
+        t_host_attn=t_host_attn * one,
         unpacked_weights=unpacked * one,
         flops_per_token=per_token_flops * one,
         attn_flops_per_token=attn_flops * one,
@@ -356,4 +362,5 @@ def _solve(inp: Inputs) -> Outputs:
         t_prefill_scores=pre.t_scores,
         prefill_pipeline=pre.pipeline,
         prefill_batches=pre.batches,
+        prefill_walk=pre.walk,
     )

@@ -90,9 +90,12 @@ class Inputs:
     # share of the FP16 peak realized by attention run as separate kernels (llama.cpp without flash
     # attention); 0: attention is fused and costs only its KV bytes (kv_factor)
     unfused_attn_eta: Num = 0.0
-    # 1.0: a CPU-only machine, whose attention runs on its cores at cpu_attn_share × the compute rate
+    # 1.0: a CPU-only machine, whose attention runs on its cores (attn_threads × cpu_attn_rate)
     on_cores: Num = 0.0
-    cpu_attn_share: Num = 1.0  # attention on CPU cores realizes this share of the cores' matmul rate
+    # attention on CPU cores (a CPU-only machine's, or over a KV cache in host RAM) works through the
+    # cache at cpu_attn_rate bytes/s per thread, on attn_threads threads (the cores they occupy)
+    attn_threads: Num = 1.0
+    cpu_attn_rate: Num = math.inf
     # tensor split: all-reduces per forward pass (two per layer), each a synchronisation of allreduce_time
     # plus its activations: streams × 2 bytes × hidden × allreduce_share (a ring's 2(N−1)/N) over peer_bw
     allreduces: Num = 0.0

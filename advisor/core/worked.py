@@ -24,6 +24,10 @@ def first(x: float | np.ndarray) -> float:
     return float(np.asarray(x).reshape(-1)[0])
 
 
+def plural(n: float) -> str:
+    return "" if n == 1 else "s"
+
+
 def ms(t: float) -> str:
     return f"{num(t * MS_PER_S)} ms"
 
@@ -86,7 +90,7 @@ def memory_terms_text(s: Scenario, inp: Inputs, out: Outputs, eta: float) -> lis
     parts = []
     if weights > 0:
         parts.append(f"{num(weights / GB)} GB ÷ ({num(bw)} GB/s × {_eta_text(s, eta)}) = {ms(first(out.t_weights))}")
-    if kv > 0:
+    if kv > 0 and first(inp.on_cores) == 0:  # on CPU cores the attention walk below reads the cache
         factor = first(out.kv_cost)
         scaled = f" × {factor:.2f}" if factor != 1 else ""
         parts.append(f"KV {num(kv / GB)} GB{scaled} at the same rate = {ms(first(out.t_kv))}")
@@ -104,11 +108,12 @@ def memory_terms_text(s: Scenario, inp: Inputs, out: Outputs, eta: float) -> lis
             f"× {first(inp.stream_cost):.2f} ÷ {num(first(inp.flops) / 1e12)} TFLOPS) = {ms(t_streams)}"
         )
     if (t_attn := first(out.t_attn)) > 0 and first(inp.on_cores) > 0:
-        rate = first(inp.compute_eta) * first(inp.cpu_attn_share)
-        gflop = t_attn * first(inp.flops) * rate / 1e9
+        threads, rate = first(inp.attn_threads), first(inp.cpu_attn_rate)
+        cache_gb = first(out.fast_kv) / 1e9
+        bus = " (the memory's rate: the threads walk it faster)" if cache_gb * 1e9 / (threads * rate) < t_attn else ""
         parts.append(
-            f"attention on the cores {num(gflop)} GFLOP ÷ ({num(first(inp.flops) / 1e12)} TFLOPS × "
-            f"η {first(inp.compute_eta):.2f} × attention share {first(inp.cpu_attn_share):.2f}) = {ms(t_attn)}"
+            f"attention on the cores: {num(cache_gb)} GB of cache ÷ ({threads:.0f} thread{plural(threads)} × "
+            f"{num(rate / 1e9)} GB/s each) = {ms(t_attn)}{bus}"
         )
     elif t_attn > 0:
         eta_a = first(inp.unfused_attn_eta)
@@ -131,10 +136,17 @@ def host_text(s: Scenario, inp: Inputs, out: Outputs, host: float) -> str:
     if first(out.t_host_compute) <= t_bytes:
         return f"{reads}{hops} = {ms(t_host)}"
     threads = host_threads(s)
+    attn = ""
+    if (t_attn := first(out.t_host_attn)) > 0:
+        walkers, rate = first(inp.attn_threads), first(inp.cpu_attn_rate)
+        attn = (
+            f" + attention over its KV {num(t_attn * walkers * rate / GB)} GB ÷ "
+            f"({walkers:.0f} thread{plural(walkers)} × {num(rate / GB)} GB/s each)"
+        )
     return (
-        f"host CPU {num(first(out.host_flops) / 1e9)} GFLOP (its weights and the attention over its KV) ÷ "
-        f"({threads} thread{'s' if threads != 1 else ''} × {num(s.hardware.host_gflops_per_thread)} GFLOPS)"
-        f"{hops} = {ms(t_host)} (the CPU's arithmetic is longer than reading its {num(host / GB)} GB, "
+        f"host CPU {num(first(out.host_flops) / 1e9)} GFLOP (its weights) ÷ "
+        f"({threads} thread{plural(threads)} × {num(s.hardware.host_gflops_per_thread)} GFLOPS){attn}"
+        f"{hops} = {ms(t_host)} (the CPU's work is longer than reading its {num(host / GB)} GB, "
         f"{ms(t_bytes)})"
     )
 
@@ -273,15 +285,21 @@ def prefill_text(s: Scenario, inp: Inputs, out: Outputs) -> str:
         factors += f" × {first(inp.prefill_moe_eta):.2f} MoE"
     attn = first(out.prefill_attn_flops)
     alpha = first(inp.prefill_attn_factor)
+    scaled = f" × {alpha:.2f}" if alpha != 1 else ""
+    walk = first(out.prefill_walk)
+    if walk > 0:  # on CPU cores: each prompt token walks the cache before it, as a decode step does
+        threads, rate = first(inp.attn_threads), first(inp.cpu_attn_rate)
+        attention = (
+            f" + attention: {num(walk * threads * rate / GB)} GB of cache per token ÷ ({threads:.0f} "
+            f"thread{plural(threads)} × {num(rate / GB)} GB/s each){scaled} = {ms(walk * alpha)}/token"
+        )
+    elif attn > 0:
+        attention = f" + attention {num(attn / 1e9)} GFLOP/token{scaled} at η {eta:.2f}{backend[1] if backend else ''}"
+    else:
+        attention = ""
     text = (
         f"{num(first(out.prefill_matmul_flops) / 1e9)} GFLOP/token at η {eta:.2f}{factors}"
-        + (
-            f" + attention {num(attn / 1e9)} GFLOP/token"
-            + (f" × {alpha:.2f}" if alpha != 1 else "")
-            + f" at η {eta:.2f}{backend[1] if backend else ''}"
-            if attn > 0
-            else ""
-        )
+        + attention
         + f", of {num(matrix_tflops_in_use(s))} TFLOPS{' FP16' if int8 else ''}"
         + (" (vector engines only: this backend leaves the XMX matrix units unused)" if vector_only(s) else "")
         + _scores_and_pipeline(s, out)

@@ -24,6 +24,7 @@ from advisor.core.calibration import FLAT, Calibration
 from advisor.core.inputs import calibrated_fields
 from advisor.core.roofline import Inputs, solve
 from advisor.core.terms import BackendTerms, ClassTerms, DecodeTerms, PrefillTerms
+from advisor.core.units import GB
 from advisor.validation.cases import Case
 from advisor.validation.fit_params import (
     MIN_ROWS,
@@ -103,7 +104,7 @@ def _field_arrays(cases: Sequence[Case], cal: Calibration) -> dict[str, Any]:
     fields["host_eta"] = np.full(len(cases), cal.host_eta)
     fields["expert_spread"] = np.full(len(cases), cal.expert_spread)
     fields["unfused_attn_eta"] = np.array([cal.unfused_attn_eta if runs_unfused(c) else 0.0 for c in cases])
-    fields["cpu_attn_share"] = np.full(len(cases), cal.cpu_attn_share)
+    fields["cpu_attn_rate"] = np.full(len(cases), cal.cpu_attn_gbps * GB)
     return fields
 
 
@@ -273,7 +274,7 @@ def _tidy(cal: Calibration) -> Calibration:
         expert_spread=float(f"{cal.expert_spread:.3g}"),
         backends=backends,
         unfused_attn_eta=float(f"{cal.unfused_attn_eta:.3g}"),
-        cpu_attn_share=float(f"{cal.cpu_attn_share:.3g}"),
+        cpu_attn_gbps=float(f"{cal.cpu_attn_gbps:.3g}"),
         era_token={e: float(f"{v:.3g}") for e, v in cal.era_token.items()},
         moe_token=float(f"{cal.moe_token:.3g}"),
         machines={k: replace(t, decode=float(f"{t.decode:.3g}")) for k, t in cal.machines.items()},
@@ -286,7 +287,7 @@ def _values(cal: Calibration, base: Calibration) -> dict[str, float]:
         "host_eta": cal.host_eta,
         "expert_spread": cal.expert_spread,
         "unfused_attn_eta": cal.unfused_attn_eta,
-        "cpu_attn_share": cal.cpu_attn_share,
+        "cpu_attn_gbps": cal.cpu_attn_gbps,
         "moe_token": cal.moe_token,
     }
     for (era, backend), v in cal.era_token.items():

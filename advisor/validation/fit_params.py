@@ -121,7 +121,7 @@ def decode_params(train: Sequence[Case], base: Calibration, min_rows: int = MIN_
         in_class = tuple(g for g in fitted if g[0] is kind)
         rows = [c for c in tg if group_of(c) in in_class]
         contexts = {c.scenario.workload.context for c in rows}
-        # on a CPU the cost of depth is attention on the cores (cpu_attn_share); its KV bytes are bytes
+        # on a CPU the cost of depth is attention on the cores (cpu_attn_gbps); its KV bytes are bytes
         if len(contexts) >= 3 and kind is not HardwareClass.CPU:
             params.append(Param(f"kv_factor[{kind.value}]", "decode.kv_factor", in_class, "positive", 1.0, 0.2, 8.0))
         bits = {c.scenario.quant.bits_per_weight >= 15.9 for c in rows}
@@ -141,8 +141,7 @@ def decode_params(train: Sequence[Case], base: Calibration, min_rows: int = MIN_
     if len(unfused) >= min_rows and len({c.scenario.workload.context for c in unfused}) >= 3:
         params.append(Param("unfused_attn_eta", "unfused_attn_eta", (), "positive", 0.02, 1e-3, 1.0))
     if sum(attention_on_cores(c) for c in tg) >= 3:
-        # started mid-range: at the share's bound of 1.0 the logistic transform has no slope to move on
-        params.append(Param("cpu_attn_share", "cpu_attn_share", (), "share", 0.3, 0.02, 1.0))
+        params.append(Param("cpu_attn_gbps", "cpu_attn_gbps", (), "positive", 1.0, 0.05, 50.0))
     params += backend_params([c for c in tg if group_of(c) in fitted], "decode")  # a flat group takes no factor
     params += era_params(tg)
     params += generation_params([c for c in tg if group_of(c) in fitted])
@@ -309,9 +308,8 @@ def prefill_params(train: Sequence[Case], base: Calibration, min_rows: int = MIN
             )
         if sum(on_int8(c) for c in rows) >= min_rows:
             params.append(Param(f"int8_factor[{kind.value}]", "prefill.int8_factor", in_class, "share", 0.3, 0.02, 1.0))
-        # on CPU cores prefill's attention is the same per-query-row kernel decode runs: its cost per FLOP is
-        # decode's (cpu_attn_share), not a factor of its own
-        if len({(c.row.prompt_tokens, c.row.depth) for c in rows}) >= 3 and kind is not HardwareClass.CPU:
+        # on CPU cores α is prefill's cost of walking the cache per prompt token against decode's (r_attn)
+        if len({(c.row.prompt_tokens, c.row.depth) for c in rows}) >= 3:
             params.append(
                 Param(f"attn_factor[{kind.value}]", "prefill.attn_factor", in_class, "positive", 1.0, 0.1, 20.0)
             )
@@ -330,7 +328,7 @@ def apply_params(base: Calibration, params: Sequence[Param], x: NDArray[np.float
     backends = dict(base.backends)
     eras = dict(base.era_token)
     host_eta, spread, attn_eta = base.host_eta, base.expert_spread, base.unfused_attn_eta
-    cpu_attn = base.cpu_attn_share
+    cpu_attn = base.cpu_attn_gbps
     moe_token = base.moe_token
     machines = dict(base.machines)
     generations = dict(base.generations)
@@ -352,7 +350,7 @@ def apply_params(base: Calibration, params: Sequence[Param], x: NDArray[np.float
         if p.term == "unfused_attn_eta":
             attn_eta = v
             continue
-        if p.term == "cpu_attn_share":
+        if p.term == "cpu_attn_gbps":
             cpu_attn = v
             continue
         if p.term == "machine" and p.machine is not None:
@@ -379,7 +377,7 @@ def apply_params(base: Calibration, params: Sequence[Param], x: NDArray[np.float
         expert_spread=spread,
         backends=backends,
         unfused_attn_eta=attn_eta,
-        cpu_attn_share=cpu_attn,
+        cpu_attn_gbps=cpu_attn,
         era_token=eras,
         moe_token=moe_token,
         machines=machines,

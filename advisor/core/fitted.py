@@ -20,34 +20,34 @@ from advisor.core.terms import (
 
 FITTED_TERMS: dict[tuple[HardwareClass, Engine], ClassTerms] = {
     (HardwareClass.DISCRETE_GPU, Engine.LLAMA_CPP): ClassTerms(
-        DecodeTerms(eta=0.782, token_ms=1.47, kv_factor=0.875,
-                    dequant_flop=9.03, stream_cost=0.0,
-                    band=(0.522, 1.398)),
+        DecodeTerms(eta=0.784, token_ms=1.47, kv_factor=0.876,
+                    dequant_flop=8.99, stream_cost=0.0,
+                    band=(0.523, 1.386)),
         PrefillTerms(eta=0.866, quant_factor=0.549, attn_factor=0.936, moe_factor=0.301, int8_factor=0.218),
         fitted=True, rows=213),
     (HardwareClass.UNIFIED, Engine.LLAMA_CPP): ClassTerms(
-        DecodeTerms(eta=0.832, token_ms=2.37, kv_factor=1.71,
-                    dequant_flop=4.59, stream_cost=3.24,
-                    band=(0.801, 1.375)),
+        DecodeTerms(eta=0.834, token_ms=2.37, kv_factor=1.71,
+                    dequant_flop=4.59, stream_cost=3.23,
+                    band=(0.78, 1.334)),
         PrefillTerms(eta=0.651, quant_factor=0.825, attn_factor=1.6, moe_factor=0.301, int8_factor=0.371),
         fitted=True, rows=137),
     (HardwareClass.UNIFIED, Engine.MLX): ClassTerms(
-        DecodeTerms(eta=0.988, token_ms=0.226, kv_factor=1.71,
-                    dequant_flop=4.59, stream_cost=3.24,
-                    band=(0.804, 1.343)),
+        DecodeTerms(eta=0.987, token_ms=0.223, kv_factor=1.71,
+                    dequant_flop=4.59, stream_cost=3.23,
+                    band=(0.791, 1.321)),
         PrefillTerms(eta=0.55, quant_factor=1.0, attn_factor=1.0, moe_factor=1.0, int8_factor=0.0),
         fitted=True, rows=10),
     (HardwareClass.CPU, Engine.LLAMA_CPP): ClassTerms(
-        DecodeTerms(eta=0.907, token_ms=6.49, kv_factor=1.0,
-                    dequant_flop=0.00651, stream_cost=0.0,
-                    band=(0.628, 1.365)),
+        DecodeTerms(eta=0.913, token_ms=6.39, kv_factor=1.0,
+                    dequant_flop=0.00965, stream_cost=0.0,
+                    band=(0.67, 1.357)),
         PrefillTerms(eta=0.617, quant_factor=0.968, attn_factor=1.0, moe_factor=0.301, int8_factor=0.0),
         fitted=True, rows=30),
 }
 FITTED_HOST_ETA = 0.567
-FITTED_EXPERT_SPREAD = 0.761
-FITTED_UNFUSED_ATTN_ETA = 0.00897
-FITTED_CPU_ATTN_GBPS = 1.4
+FITTED_EXPERT_SPREAD = 0.762
+FITTED_UNFUSED_ATTN_ETA = 0.00899
+FITTED_CPU_ATTN_GBPS = 1.08
 FITTED_MOE_TOKEN = 1.95
 FITTED_ERA_TOKEN: dict[tuple[BuildEra, Backend], float] = {
     (BuildEra.MAY_TO_DEC_2024, Backend.METAL): 2.19,
@@ -56,15 +56,15 @@ FITTED_ERA_TOKEN: dict[tuple[BuildEra, Backend], float] = {
 FITTED_BACKENDS: dict[Backend, BackendTerms] = {
     Backend.CPU: BackendTerms(decode=1.01, prefill=1.02, rows=59),
     Backend.METAL: BackendTerms(decode=1.04, prefill=1.22, rows=104),
-    Backend.ROCM: BackendTerms(decode=0.849, prefill=0.828, rows=56),
+    Backend.ROCM: BackendTerms(decode=0.847, prefill=0.828, rows=56),
     Backend.SYCL: BackendTerms(decode=1.01, prefill=0.3, rows=58),
     Backend.VULKAN: BackendTerms(decode=0.921, prefill=0.585, rows=135),
 }
 FITTED_MACHINES: dict[str, MachineTerms] = {
     "AMD Ryzen AI Max+ 395 (Strix Halo) @ 256 GB/s": MachineTerms(decode=0.967, rows=24),
     "Desktop Ryzen 9 7950X, dual-channel DDR5 at/s theoretical (ikawrakow's test system) @ 64 GB/s":
-        MachineTerms(decode=1.09, rows=15),
-    "Intel Arc Pro B70 @ 608 GB/s": MachineTerms(decode=0.967, rows=33),
+        MachineTerms(decode=1.08, rows=15),
+    "Intel Arc Pro B70 @ 608 GB/s": MachineTerms(decode=0.968, rows=33),
     "NVIDIA GeForce RTX 3090 @ 936 GB/s": MachineTerms(decode=1.0, rows=28),
     "NVIDIA GeForce RTX 4090 @ 1008 GB/s": MachineTerms(decode=1.05, rows=44),
     "NVIDIA GeForce RTX 5090 @ 1792 GB/s": MachineTerms(decode=1.01, rows=5),
@@ -82,9 +82,9 @@ FITTED_GENERATIONS: dict[str, MachineTerms] = {
     "Apple M2": MachineTerms(decode=1.03, rows=41),
     "Apple M3": MachineTerms(decode=1.1, rows=10),
     "Apple M4": MachineTerms(decode=1.0, rows=11),
-    "Intel Alchemist": MachineTerms(decode=0.347, rows=9),
-    "Intel Battlemage": MachineTerms(decode=0.807, rows=38),
-    "Intel Battlemage under Vulkan": MachineTerms(decode=0.552, rows=14),
+    "Intel Alchemist": MachineTerms(decode=0.345, rows=9),
+    "Intel Battlemage": MachineTerms(decode=0.805, rows=38),
+    "Intel Battlemage under Vulkan": MachineTerms(decode=0.55, rows=14),
     "NVIDIA Ada": MachineTerms(decode=1.11, rows=50),
     "NVIDIA Ampere": MachineTerms(decode=1.03, rows=41),
     "NVIDIA Ampere under Vulkan": MachineTerms(decode=0.983, rows=9),

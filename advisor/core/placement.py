@@ -41,6 +41,13 @@ def kv_per_stream(kv_full: Num, kv_window: Num, window: Num, tokens: Num) -> NDA
     return _a(kv_full) * t + _a(kv_window) * np.minimum(t, _a(window))
 
 
+def cache_walk_time(inp: Inputs, position: Num) -> NDArray[np.float64]:
+    """Seconds CPU cores take to walk one stream's KV cache at `position` tokens: its bytes ÷ (threads ×
+    the per-thread attention rate)."""
+    rate = _a(inp.attn_threads) * _a(inp.cpu_attn_rate)
+    return kv_per_stream(inp.kv_full, inp.kv_window, inp.window, position) / rate
+
+
 def attention_flops(inp: Inputs, position: Num) -> NDArray[np.float64]:
     """Attention FLOP for one token at `position` tokens of context (QKᵀ and AV)."""
     p = _a(position)

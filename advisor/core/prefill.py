@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from advisor.core.placement import _a, attention_flops, kv_per_stream
+from advisor.core.placement import _a, attention_flops, cache_walk_time
 from advisor.core.roofline_inputs import Inputs
 from advisor.core.roofline_inputs import quantized as is_quantized
 
@@ -100,8 +100,7 @@ def prefill_terms(
     matmul = 2.0 * _a(inp.active_params)
     attn = attention_flops(inp, start + prompt / 2)
     # on CPU cores each prompt token walks the cache before it at the threads' attention rate, as in decode
-    attn_rate = _a(inp.attn_threads) * _a(inp.cpu_attn_rate)
-    t_cache_walk = kv_per_stream(inp.kv_full, inp.kv_window, inp.window, start + prompt / 2) / attn_rate
+    t_cache_walk = cache_walk_time(inp, start + prompt / 2)
     t_attn = np.where(on_cores, t_cache_walk, attn / (compute_eta * _a(inp.flops)))
     t_prefill = prompt * (matmul / (matmul_eta * _a(inp.flops)) + _a(inp.prefill_attn_factor) * t_attn)
     t_scores = prompt * score_traffic(inp, start + prompt / 2) / (_a(inp.fast_bw) * _a(inp.fast_eta))

@@ -19,7 +19,7 @@ from dataclasses import dataclass, fields, replace
 import numpy as np
 from numpy.typing import NDArray
 
-from advisor.core.placement import _a, attention_flops, expert_read_share, kv_per_stream, place
+from advisor.core.placement import _a, attention_flops, cache_walk_time, expert_read_share, kv_per_stream, place
 from advisor.core.prefill import OFFLOAD_MIN_BATCH, PREFILL_UBATCH, prefill_terms
 from advisor.core.roofline_inputs import Inputs, Num
 from advisor.core.roofline_inputs import quantized as is_quantized
@@ -217,13 +217,12 @@ def _solve(inp: Inputs) -> Outputs:
     attn_flops = attention_flops(inp, inp.context)
     # The host CPU computes what sits in host RAM: 2 FLOP per weight for each stream's token (its own k
     # experts), and attention over the KV cache held there, each stream's, at the threads' attention rate.
-    attn_rate = _a(inp.attn_threads) * _a(inp.cpu_attn_rate)
-    kv_attended = streams * kv_per_stream(inp.kv_full, inp.kv_window, inp.window, inp.context)
+    t_walk = streams * cache_walk_time(inp, inp.context)
     weight_flops_host = 2.0 * (
         dense_host * dense_weights_read / dense_bpw + expert_host * _a(inp.expert_bytes) * _a(inp.expert_share) / bpw
     )
     host_flops = streams * weight_flops_host
-    t_host_attn = kv_share * kv_attended / attn_rate
+    t_host_attn = kv_share * t_walk
     t_host_compute = host_flops / _a(inp.host_flops) + t_host_attn
     # Hand-offs: with -nkvo each layer on the device sends its attention to the host and takes the result
     # back, two per layer per step; each device layer whose experts sit in host RAM (--n-cpu-moe) sends its
@@ -265,7 +264,7 @@ def _solve(inp: Inputs) -> Outputs:
     t_attn_unfused = np.where(
         attn_eta > 0, (1 - kv_share) * streams * attn_flops / (flops * np.where(attn_eta > 0, attn_eta, 1.0)), 0.0
     )
-    t_attn_cores = np.maximum(kv_attended / attn_rate, fast_kv / fast_rate)
+    t_attn_cores = np.maximum(t_walk, fast_kv / fast_rate)
     t_attn = np.where(_a(inp.on_cores) > 0, t_attn_cores, t_attn_unfused)
     t_memory = t_weights + t_kv + t_host + t_dequant + t_streams + t_attn
 

@@ -20,81 +20,82 @@ from advisor.core.terms import (
 
 FITTED_TERMS: dict[tuple[HardwareClass, Engine], ClassTerms] = {
     (HardwareClass.DISCRETE_GPU, Engine.LLAMA_CPP): ClassTerms(
-        DecodeTerms(eta=0.784, token_ms=1.47, kv_factor=0.876,
-                    dequant_flop=8.99, stream_cost=0.0,
-                    band=(0.523, 1.386)),
-        PrefillTerms(eta=0.866, quant_factor=0.549, attn_factor=0.936, moe_factor=0.301, int8_factor=0.218),
-        fitted=True, rows=213),
+        DecodeTerms(eta=0.779, token_ms=1.57, kv_factor=0.954,
+                    dequant_flop=8.77, stream_cost=0.0,
+                    band=(0.523, 1.371)),
+        PrefillTerms(eta=0.807, quant_factor=0.535, attn_factor=0.662, moe_factor=0.278, int8_factor=0.237),
+        fitted=True, rows=222),
     (HardwareClass.UNIFIED, Engine.LLAMA_CPP): ClassTerms(
-        DecodeTerms(eta=0.834, token_ms=2.37, kv_factor=1.71,
-                    dequant_flop=4.59, stream_cost=3.23,
-                    band=(0.78, 1.334)),
-        PrefillTerms(eta=0.651, quant_factor=0.825, attn_factor=1.6, moe_factor=0.301, int8_factor=0.371),
-        fitted=True, rows=137),
+        DecodeTerms(eta=0.861, token_ms=2.99, kv_factor=2.1,
+                    dequant_flop=3.19, stream_cost=2.43,
+                    band=(0.844, 1.346)),
+        PrefillTerms(eta=0.635, quant_factor=0.841, attn_factor=1.58, moe_factor=0.278, int8_factor=0.414),
+        fitted=True, rows=149),
     (HardwareClass.UNIFIED, Engine.MLX): ClassTerms(
-        DecodeTerms(eta=0.987, token_ms=0.223, kv_factor=1.71,
-                    dequant_flop=4.59, stream_cost=3.23,
-                    band=(0.791, 1.321)),
+        DecodeTerms(eta=0.957, token_ms=0.51, kv_factor=2.1,
+                    dequant_flop=3.19, stream_cost=2.43,
+                    band=(0.856, 1.338)),
         PrefillTerms(eta=0.55, quant_factor=1.0, attn_factor=1.0, moe_factor=1.0, int8_factor=0.0),
         fitted=True, rows=10),
     (HardwareClass.CPU, Engine.LLAMA_CPP): ClassTerms(
-        DecodeTerms(eta=0.913, token_ms=6.39, kv_factor=1.0,
-                    dequant_flop=0.00965, stream_cost=0.0,
-                    band=(0.67, 1.357)),
-        PrefillTerms(eta=0.617, quant_factor=0.968, attn_factor=1.0, moe_factor=0.301, int8_factor=0.0),
+        DecodeTerms(eta=0.914, token_ms=6.57, kv_factor=1.0,
+                    dequant_flop=0.00999, stream_cost=0.0,
+                    band=(0.673, 1.318)),
+        PrefillTerms(eta=0.603, quant_factor=0.998, attn_factor=1.0, moe_factor=0.278, int8_factor=0.0),
         fitted=True, rows=30),
 }
 FITTED_HOST_ETA = 0.567
-FITTED_EXPERT_SPREAD = 0.762
-FITTED_UNFUSED_ATTN_ETA = 0.00899
-FITTED_CPU_ATTN_GBPS = 1.08
-FITTED_MOE_TOKEN = 1.95
+FITTED_EXPERT_SPREAD = 0.782
+FITTED_UNFUSED_ATTN_ETA = 0.0107
+FITTED_CPU_ATTN_GBPS = 1.09
+FITTED_MOE_TOKEN = 1.92
 FITTED_ERA_TOKEN: dict[tuple[BuildEra, Backend], float] = {
-    (BuildEra.MAY_TO_DEC_2024, Backend.METAL): 2.19,
+    (BuildEra.MAY_TO_DEC_2024, Backend.METAL): 1.87,
     (BuildEra.MAY_TO_DEC_2024, Backend.CPU): 1.0,
 }
 FITTED_BACKENDS: dict[Backend, BackendTerms] = {
-    Backend.CPU: BackendTerms(decode=1.01, prefill=1.02, rows=59),
-    Backend.METAL: BackendTerms(decode=1.04, prefill=1.22, rows=104),
-    Backend.ROCM: BackendTerms(decode=0.847, prefill=0.828, rows=56),
-    Backend.SYCL: BackendTerms(decode=1.01, prefill=0.3, rows=58),
-    Backend.VULKAN: BackendTerms(decode=0.921, prefill=0.585, rows=135),
+    Backend.CPU: BackendTerms(decode=1.01, prefill=1.05, rows=59),
+    Backend.METAL: BackendTerms(decode=1.01, prefill=1.24, rows=120),
+    Backend.ROCM: BackendTerms(decode=0.849, prefill=0.847, rows=56),
+    Backend.SYCL: BackendTerms(decode=1.02, prefill=0.3, rows=58),
+    Backend.VULKAN: BackendTerms(decode=0.909, prefill=0.642, rows=135),
 }
 FITTED_MACHINES: dict[str, MachineTerms] = {
-    "AMD Ryzen AI Max+ 395 (Strix Halo) @ 256 GB/s": MachineTerms(decode=0.967, rows=24),
+    "AMD Ryzen AI Max+ 395 (Strix Halo) @ 256 GB/s": MachineTerms(decode=0.948, rows=24),
     "Desktop Ryzen 9 7950X, dual-channel DDR5 at/s theoretical (ikawrakow's test system) @ 64 GB/s":
         MachineTerms(decode=1.08, rows=15),
-    "Intel Arc Pro B70 @ 608 GB/s": MachineTerms(decode=0.968, rows=33),
-    "NVIDIA GeForce RTX 3090 @ 936 GB/s": MachineTerms(decode=1.0, rows=28),
-    "NVIDIA GeForce RTX 4090 @ 1008 GB/s": MachineTerms(decode=1.05, rows=44),
-    "NVIDIA GeForce RTX 5090 @ 1792 GB/s": MachineTerms(decode=1.01, rows=5),
-    "NVIDIA RTX PRO 6000 Blackwell Workstation Edition @ 1792 GB/s": MachineTerms(decode=1.06, rows=5),
+    "Intel Arc Pro B70 @ 608 GB/s": MachineTerms(decode=0.974, rows=37),
+    "NVIDIA GeForce RTX 2080 @ 448 GB/s": MachineTerms(decode=1.01, rows=14),
+    "NVIDIA GeForce RTX 3090 @ 936 GB/s": MachineTerms(decode=0.986, rows=32),
+    "NVIDIA GeForce RTX 4090 @ 1008 GB/s": MachineTerms(decode=1.07, rows=50),
+    "NVIDIA GeForce RTX 5090 @ 1792 GB/s": MachineTerms(decode=0.991, rows=5),
+    "NVIDIA RTX PRO 6000 Blackwell Workstation Edition @ 1792 GB/s": MachineTerms(decode=1.04, rows=5),
 }
 FITTED_GENERATIONS: dict[str, MachineTerms] = {
-    "AMD CDNA": MachineTerms(decode=0.987, rows=1),
-    "AMD GCN 5": MachineTerms(decode=0.83, rows=6),
+    "AMD CDNA": MachineTerms(decode=0.988, rows=1),
+    "AMD GCN 5": MachineTerms(decode=0.832, rows=6),
     "AMD RDNA 2": MachineTerms(decode=1.06, rows=1),
-    "AMD RDNA 3": MachineTerms(decode=1.07, rows=49),
+    "AMD RDNA 3": MachineTerms(decode=1.08, rows=49),
     "AMD RDNA 3 under Vulkan": MachineTerms(decode=1.08, rows=34),
-    "AMD RDNA 4": MachineTerms(decode=1.13, rows=11),
-    "AMD RDNA 4 under Vulkan": MachineTerms(decode=1.1, rows=7),
-    "Apple M1": MachineTerms(decode=0.946, rows=13),
-    "Apple M2": MachineTerms(decode=1.03, rows=41),
-    "Apple M3": MachineTerms(decode=1.1, rows=10),
-    "Apple M4": MachineTerms(decode=1.0, rows=11),
-    "Intel Alchemist": MachineTerms(decode=0.345, rows=9),
-    "Intel Battlemage": MachineTerms(decode=0.805, rows=38),
-    "Intel Battlemage under Vulkan": MachineTerms(decode=0.55, rows=14),
-    "NVIDIA Ada": MachineTerms(decode=1.11, rows=50),
-    "NVIDIA Ampere": MachineTerms(decode=1.03, rows=41),
-    "NVIDIA Ampere under Vulkan": MachineTerms(decode=0.983, rows=9),
-    "NVIDIA Blackwell": MachineTerms(decode=1.12, rows=62),
+    "AMD RDNA 4": MachineTerms(decode=1.14, rows=11),
+    "AMD RDNA 4 under Vulkan": MachineTerms(decode=1.11, rows=7),
+    "Apple M1": MachineTerms(decode=0.951, rows=14),
+    "Apple M2": MachineTerms(decode=1.01, rows=52),
+    "Apple M3": MachineTerms(decode=1.09, rows=10),
+    "Apple M4": MachineTerms(decode=0.982, rows=11),
+    "Intel Alchemist": MachineTerms(decode=0.339, rows=9),
+    "Intel Battlemage": MachineTerms(decode=0.803, rows=38),
+    "Intel Battlemage under Vulkan": MachineTerms(decode=0.558, rows=14),
+    "NVIDIA Ada": MachineTerms(decode=1.11, rows=58),
+    "NVIDIA Ampere": MachineTerms(decode=1.05, rows=41),
+    "NVIDIA Ampere under Vulkan": MachineTerms(decode=0.989, rows=9),
+    "NVIDIA Blackwell": MachineTerms(decode=1.16, rows=62),
     "NVIDIA Hopper": MachineTerms(decode=0.971, rows=1),
     "NVIDIA Pascal": MachineTerms(decode=1.05, rows=2),
-    "NVIDIA Turing": MachineTerms(decode=1.04, rows=14),
+    "NVIDIA Turing": MachineTerms(decode=1.04, rows=15),
 }
 FITTED_NOTES: tuple[str, ...] = (
-    "fitted on 390 decode + 295 prefill rows, the training part of the 1005 usable measurements"
+    "fitted on 411 decode + 310 prefill rows, the training part of the 1047 usable measurements"
     " (70 rows marked excluded in the file are left out)",
     "backend factors: CUDA is the reference (1.0); the others are pulled toward 1 as if by 4 "
     "extra rows at 1.0",

@@ -10,7 +10,7 @@ parameter count and file size. A catalog pick matches when the same check that r
 (advisor.measure.fit.model_mismatch: parameters and file size within 10 %) accepts it, so switching always
 lets the table be fitted. Among several, one with the very parameter count llama-bench printed comes
 first, then the scenario's own model, then the architecture and size llama-bench named, then the closest
-parameter count and file size.
+parameter count and file size, then the newest release.
 
 Pure: no Qt, no I/O."""
 
@@ -150,6 +150,12 @@ def _log_gap(a: float | None, b: float) -> float:
     return abs(math.log(a / b)) if a and b > 0 else 0.0
 
 
+def _newest_first(released: str | None) -> tuple[int, ...]:
+    """A sort key putting a later "YYYY-MM" first; an unknown date last."""
+    parts = [int(p) for p in re.findall(r"\d+", released or "")][:2]
+    return tuple(-p for p in parts) if parts else (0,)
+
+
 def find_switch(
     base: Scenario,
     table: TableModel,
@@ -177,14 +183,16 @@ def find_switch(
                 continue
             weights = evaluate(candidate, explain=False).weights_gb * GB
             gap = _log_gap(row.params, params)
-            evidence = (gap > SAME_PARAMS, not _arch_matches(table.arch, m), not _size_matches(table.size, m))
+            same_count = gap <= SAME_PARAMS  # within the two decimals llama-bench prints: the same count
+            evidence = (not same_count, not _arch_matches(table.arch, m), not _size_matches(table.size, m))
             score = (
                 evidence[0],  # the count llama-bench printed is the strongest sign of which model it ran
                 mid != current_model_id,
                 *evidence[1:],
-                round(gap, 3),
+                0.0 if same_count else round(gap, 3),
                 current is None or m.family != current.family,
                 round(_log_gap(row.size_bytes, weights), 3),
+                _newest_first(m.released),  # twins of one shape: the one people run today
             )
             scored.append((score, m, q))
     if not scored:

@@ -32,6 +32,7 @@ from pathlib import Path
 
 from advisor.catalog.loader import Catalog
 from advisor.validation.cases import Case, Excluded, Skip, build_cases
+from advisor.validation.coverage import Coverage, catalog_coverage
 from advisor.validation.measurements import HardwareSpec, parse_hardware_specs, parse_measurements
 
 DATA_DIR = Path(__file__).resolve().parents[2] / "benchmarks" / "data"
@@ -46,6 +47,7 @@ class DataSet:
     problems: tuple[str, ...]  # rows that could not even be read
     rows: int  # data rows in the file
     excluded: tuple[Excluded, ...] = ()
+    coverage: Coverage = Coverage(0, 0, 0, 0)
 
     def skip_reasons(self) -> dict[str, int]:
         counts: dict[str, int] = {}
@@ -68,4 +70,5 @@ def load_dataset(catalog: Catalog, measurements: Path = MEASUREMENTS_CSV, specs:
         problems=tuple(problems),
         rows=len(rows) + sum(1 for p in problems if p.startswith("line ")),
         excluded=tuple(excluded),
+        coverage=catalog_coverage(rows, catalog, spec_map),
     )

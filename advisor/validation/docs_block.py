@@ -69,6 +69,15 @@ def _data_section(report: dict[str, Any]) -> list[str]:
         f"used the other {training}.",
         "",
     ]
+    if cov := d.get("on_catalog"):
+        lines += [
+            f"Of the {cov['rows']} rows not excluded, {cov['both_pct']:.0f} % ran on a machine and a model the "
+            f"catalog holds, the runs a user reproduces by picking catalog entries ({cov['machine_pct']:.0f} % on "
+            f"a catalog machine, {cov['model_pct']:.0f} % of a catalog model or one of its shape, as Llama 3 8B is "
+            "Llama 3.1 8B's; the rest are machines only `hardware_specs.csv` describes, such as an Apple chip "
+            "whose GPU cores the source leaves out, or models with a typical shape for their size).",
+            "",
+        ]
     rows = [[str(n), reason] for reason, n in d["skip_reasons"].items()]
     return lines + _table(("rows", "skipped because"), rows, (True, False))
 

@@ -230,9 +230,14 @@ def loso_text(d: dict[str, Any]) -> str:
     def cell(s: dict[str, Any]) -> str:
         return f"{_pct(s['median_pct']):>6} / {_pct(s['p90_pct']):<6}"
 
+    folds = d.get("folds")
+    by = (
+        f"a fit on the sources of the other {folds - 1} of {folds} folds of whole sources"
+        if folds and folds < d["sources"]
+        else "a fit on all the others"
+    )
     lines = [
-        f"Leave-one-source-out: {d['rows']} rows from {d['sources']} sources; each source predicted by a fit "
-        "on all the others.",
+        f"Leave-one-source-out: {d['rows']} rows from {d['sources']} sources; each source predicted by {by}.",
         "",
         f"{'':9}{'group':13}{'n':>5}{'src':>5}   model med / p90   band held   simple formula med / p90",
     ]

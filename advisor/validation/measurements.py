@@ -9,7 +9,7 @@ import io
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import ValidationError
@@ -54,7 +54,9 @@ SPEC_COLUMNS = (
     "host_link_gbps",
     "source",
     "notes",
+    "catalog_id",
 )
+HOST_FIELDS = ("host_memory_gb", "host_bandwidth_gbps", "host_link_gbps")
 
 # llama-bench's "all layers" value; the data set writes 99 for -ngl 99, -1 and "all".
 ALL_LAYERS = 99
@@ -103,11 +105,17 @@ class Measurement:
 
 @dataclass(frozen=True)
 class HardwareSpec:
+    """A machine hardware_specs.csv describes. With `catalog_id` the device is that catalog entry's (the
+    row's `hardware` holds the line's own figures, which must agree) and the line adds the host it ran in:
+    `host` holds the host fields the line gives, which replace the entry's."""
+
     name: str
     hardware: Hardware
     host_known: bool
     source: str
     notes: str
+    catalog_id: str = ""
+    host: Mapping[str, float] = field(default_factory=dict)
 
 
 class _Bad(ValueError):
@@ -236,6 +244,7 @@ def parse_hardware_specs(text: str) -> tuple[dict[str, HardwareSpec], list[str]]
                 fields.setdefault("host_memory_gb", 0.0)
                 fields.setdefault("host_bandwidth_gbps", fields["bandwidth_gbps"])
             hw = Hardware.model_validate(fields)
+            host = {k: fields[k] for k in HOST_FIELDS if _opt_float(raw, k) is not None}
             if not (raw.get("source") or "").startswith("http"):
                 raise _Bad("source: must be a URL")
         except (_Bad, ValueError, ValidationError) as err:
@@ -247,5 +256,7 @@ def parse_hardware_specs(text: str) -> tuple[dict[str, HardwareSpec], list[str]]
             host_known=host_bw is not None,
             source=raw["source"].strip(),
             notes=(raw.get("notes") or "").strip(),
+            catalog_id=(raw.get("catalog_id") or "").strip(),
+            host=host,
         )
     return specs, problems

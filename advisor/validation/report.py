@@ -114,6 +114,12 @@ def build_report(
             "unreadable": list(data.problems),
             "held_out": int(held.sum()),
             "split": SPLIT_TEXT,
+            "on_catalog": {
+                "rows": data.coverage.rows,
+                "machine_pct": round(data.coverage.pct(data.coverage.machine), 1),
+                "model_pct": round(data.coverage.pct(data.coverage.model), 1),
+                "both_pct": round(data.coverage.pct(data.coverage.both), 1),
+            },
         },
         "excluded_rows": excluded_rows(data, cal, baseline),
         "models": {"flat": baseline.name, "fitted": cal.name},
@@ -198,6 +204,14 @@ def report_text(report: dict[str, Any]) -> str:
         f"{d['held_out']} usable rows held out.",
         f"  ({d['split']})",
         "",
+    ]
+    if cat := d.get("on_catalog"):
+        lines += [
+            f"On a catalog machine and model: {cat['both_pct']:.1f} % of {cat['rows']} rows not excluded "
+            f"(machine {cat['machine_pct']:.1f} %, model {cat['model_pct']:.1f} %).",
+            "",
+        ]
+    lines += [
         "Absolute percentage error, median and 90th percentile (%):",
     ]
     for title, key in (("held-out rows", "held_out"), ("all usable rows", "all_rows")):

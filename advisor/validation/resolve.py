@@ -43,6 +43,51 @@ MODEL_ALIASES: dict[str, str] = {
     "Qwen3.6-35B-A3B (Unsloth UD-Q3_K_XL GGUF; printed as qwen35moe 35B.A3B Q3_K - Medium)": "qwen3.6-35b-a3b",
     "Qwen3.6-35B-A3B (Unsloth UD-Q4_K_XL GGUF; printed as qwen35moe 35B.A3B Q4_K - Medium)": "qwen3.6-35b-a3b",
     "Qwen3-Coder-Next 80B-A3B": "qwen3-coder-next",
+    # The catalog model itself, named as its GGUF file or llama.cpp's label prints it.
+    "Qwen3.5-9B (Unsloth GGUF Qwen3.5-9B-Q8_0)": "qwen3.5-9b",
+    "Qwen3.5-27B (Unsloth UD-Q4_K_XL GGUF)": "qwen3.5-27b",
+    "Qwen3.6 27B-class (qwen3.6 27B Q4_K_M)": "qwen3.6-27b",
+    "Gemma 4 31B-it (gemma-4-31B-it-UD-Q4_K_XL.gguf; gemma4 31B Q4_K - Medium)": "gemma-4-31b",
+    "GLM-4.7-Flash (ggml-org GGUF; printed as deepseek2 30B.A3B Q8_0)": "glm-4.7-flash",
+    "Qwen3-0.6B (F16 GGUF)": "qwen3-0.6b",
+    "Qwen3-0.6B (Q4_K_M GGUF)": "qwen3-0.6b",
+    "qwen3 0.6B Q8_0 (arch label, presumably Qwen3-0.6B)": "qwen3-0.6b",
+    "Meta Llama 3 8B (Meta-Llama-3-8B.Q4_0.gguf; llama 8B Q4_0)": "llama-3.1-8b",
+    "Meta Llama 3 8B (Meta-Llama-3-8B.Q4_1.gguf; llama 8B Q4_1)": "llama-3.1-8b",
+    "Meta Llama 3 8B (Meta-Llama-3-8B.Q5_0.gguf; llama 8B Q5_0)": "llama-3.1-8b",
+    # llama.cpp's "llama 3B" in Nov 2024: the 28-layer Llama 3.2 3B shape.
+    "Llama 3B-class (llama 3B)": "llama-3.2-3b",
+    # the only nemotron_h model of 9B: Nemotron Nano 9B v2 (base and chat share the shape)
+    "nemotron_h 9B (architecture label; checkpoint not named)": "nemotron-nano-9b-v2",
+    # LLaMA 1 7B/13B, Llama 2 7B/13B and their chat and quantized builds share one shape per size
+    # (llama.cpp prints "llama 7B" / "llama 13B" for either).
+    "LLaMA 7B (llama 7B)": "llama-2-7b",
+    "LLaMA 13B (llama 13B)": "llama-2-13b",
+    "Llama 7B-class (llama 7B Q4_0)": "llama-2-7b",
+    "Llama 2 7B": "llama-2-7b",
+    "Llama 2 7B Chat": "llama-2-7b",
+    "Llama 2 7B (Llama-2-7b-chat-hf.f16.gguf)": "llama-2-7b",
+    "Llama 2 7B (Llama2-7b Q4_0)": "llama-2-7b",
+    "Llama 2 7B (TheBloke llama-2-7b.Q4_0.gguf; llama 7B Q4_0)": "llama-2-7b",
+    "Llama 2 7B (llama-2-7b.Q4_0.gguf; llama 7B Q4_0)": "llama-2-7b",
+    "Llama 2 7B (llama-2-7b.Q4_K_M.gguf)": "llama-2-7b",
+    "Llama 2 7B (llama-2-7b.Q4_K_M.gguf, TheBloke)": "llama-2-7b",
+    "Llama 2 7B (llama-2-7b.Q8_0.gguf)": "llama-2-7b",
+    "meta-llama/Llama-2-7b-chat-hf (FP16)": "llama-2-7b",
+    "RedHatAI/Llama-2-7b-chat-quantized.w8a8": "llama-2-7b",
+    "TheBloke/Llama-2-7B-Chat-GPTQ (4-bit)": "llama-2-7b",
+    "CodeLlama 7B": "codellama-7b",
+    # TinyLlama's checkpoints (1T tokens to 3T) share one shape
+    "TinyLlama 1.1B (1T OpenOrca)": "tinyllama-1.1b",
+    "Qwen2-7B-Instruct (qwen2-7b-instruct-q8_0.gguf, Qwen)": "qwen2-7b",
+    "Phi-3.5-mini (printed phi3 3B F16)": "phi-3.5-mini",
+    # DeepSeek-V2-Lite and DeepSeek-Coder-V2-Lite share the shape (llama.cpp: deepseek2 16B)
+    "DeepSeek-Coder-V2-Lite (16B total / 2.4B active)": "deepseek-coder-v2-lite",
+    "DeepSeek-Coder-V2-Lite-Instruct (16B total / 2.4B active)": "deepseek-coder-v2-lite",
+    "DeepSeek-Lite (printed deepseek2 16B Q8_0)": "deepseek-coder-v2-lite",
+    # fine-tunes keep their base's shape
+    "Shisa V2 Llama 3.3 70B (shisa-v2-llama3.3-70b.i1-Q4_K_M; llama 70B Q4_K - Medium)": "llama-3.3-70b",
+    "Shisa V2 Mistral Nemo 12B (shisa-v2-mistral-nemo-12b.i1-Q4_K_M; llama 13B Q4_K - Medium)": "mistral-nemo-12b",
 }
 
 # Weight formats without a catalog id, recognised in the notes. MLX affine quantization stores one f16
@@ -65,7 +110,14 @@ def row_hardware(row: Measurement, catalog: Catalog, specs: Mapping[str, Hardwar
         if row.gpus == 0:
             return "CPU-only machine without a sourced memory bandwidth"
         return "machine not in the catalog or hardware_specs.csv"
-    return spec.hardware, spec.host_known
+    if not spec.catalog_id:
+        return spec.hardware, spec.host_known
+    # a catalog device in a host the line describes: the entry's device figures, the line's host
+    entry = catalog.hardware.get(spec.catalog_id)
+    if entry is None:
+        return f"hardware_specs.csv: catalog id '{spec.catalog_id}' not in the catalog"
+    hw = to_hardware(entry)
+    return Hardware.model_validate({**hw.model_dump(), **spec.host}), spec.host_known
 
 
 # llama-bench's size label of a mixture-of-experts model, "30B.A3B": predicted as dense, every expert would

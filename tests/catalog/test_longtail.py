@@ -49,7 +49,7 @@ def test_empty_query_does_not_load_the_long_tail(catalog: Catalog, monkeypatch: 
     ("query", "eid", "memory_gb", "bandwidth_gbps"),
     [
         ("GeForce GTX 1080 Ti", "db-geforce-gtx-1080-ti", 11.0, 484.4),
-        ("Radeon RX 6800", "db-radeon-rx-6800", 16.0, 512.0),
+        ("Radeon RX 6900 XT", "db-radeon-rx-6900-xt", 16.0, 512.0),
         ("quadro rtx 8000", "db-quadro-rtx-8000", 48.0, 672.0),
     ],
 )

@@ -26,11 +26,11 @@ OFFLOAD_MIN_BATCH = 32
 # head per cached token: the QKᵀ matmul writes them, the softmax reads and rewrites them and the AV
 # matmul reads them, four passes of 4 bytes through memory for every score.
 SCORE_BYTES = 16.0
-# On CPU cores quantized weights multiply at about the FP32 vector rate, not the 4x an int8 dot product
-# (AVX-512 VNNI vpdpbusd, NEON sdot) packs in a lane: each 32-weight block is unpacked (masks, shifts) and
-# its scales applied in FP32, which costs about what the multiply-adds save. On benchmarks/data/own-cpu.md's
-# AVX-512 VNNI core, pp512 of Q8_0 and Q4_K_M ran 0.96-1.1x F16 and repacked Q4_0 1.6x. So no gain is
-# applied: the class's fitted quant_factor is the realized ratio.
+# On CPU cores quantized weights multiply on int8 dot products (AVX-512 VNNI vpdpbusd, AVX-VNNI, NEON sdot and
+# i8mm), which pack up to four multiply-adds in each 32-bit lane, less the work of unpacking each block and
+# applying its scales in FP32. On benchmarks/data/own-cpu.md's two AVX-512 VNNI VMs 4-bit weights prefilled at
+# 1.3-1.6x the F16 rate and Q8_0 at 1.1x: the CPU class's fitted quant_factor may exceed 1, up to that bound.
+CPU_INT8_LANES = 4.0
 
 
 def on_int8_units(inp: Inputs) -> NDArray[np.bool_]:
@@ -67,7 +67,6 @@ class PrefillParts:
     t_scores: Arr  # s per prompt: unfused attention's scores through memory (before the pipeline)
     pipeline: Arr  # the layer split's pipeline speedup (1: none)
     batches: Arr  # the prompt's micro-batches of PREFILL_UBATCH tokens
-    walk: Arr  # s per prompt token walking the cache on CPU cores (before α; 0 elsewhere)
 
 
 def prefill_terms(
@@ -88,7 +87,6 @@ def prefill_terms(
     prompt = _a(inp.prompt)
     start = np.maximum(_a(inp.context) - prompt, 0)
     compute_eta = _a(inp.compute_eta)
-    on_cores = _a(inp.on_cores) > 0
     # quantized weights on INT8 matrix units: their share of the INT8 peak, expressed against `flops`
     int8_eta = _a(inp.prefill_int8_eta)
     quant_eta = np.where(on_int8_units(inp), int8_eta * _a(inp.int8_flops) / _a(inp.flops), _a(inp.prefill_quant_eta))
@@ -99,9 +97,11 @@ def prefill_terms(
     )
     matmul = 2.0 * _a(inp.active_params)
     attn = attention_flops(inp, start + prompt / 2)
-    # on CPU cores each prompt token walks the cache before it at the threads' attention rate, as in decode
+    # Attention over a prompt is matrix work: a micro-batch's queries share each K/V row they read (llama.cpp's
+    # CPU flash attention tiles them too), so on CPU cores as on a GPU it is FLOP at the matmul rate × α, not
+    # decode's walk of the whole cache per token. A cache held on the host (-nkvo) is walked per token below.
     t_cache_walk = cache_walk_time(inp, start + prompt / 2)
-    t_attn = np.where(on_cores, t_cache_walk, attn / (compute_eta * _a(inp.flops)))
+    t_attn = attn / (compute_eta * _a(inp.flops))
     t_prefill = prompt * (matmul / (matmul_eta * _a(inp.flops)) + _a(inp.prefill_attn_factor) * t_attn)
     t_scores = prompt * score_traffic(inp, start + prompt / 2) / (_a(inp.fast_bw) * _a(inp.fast_eta))
     batches = np.ceil(np.maximum(prompt, 1) / PREFILL_UBATCH)
@@ -132,5 +132,4 @@ def prefill_terms(
         t_scores * one,
         pipeline * one,
         batches * one,
-        np.where(on_cores, t_cache_walk, 0.0) * one,
     )

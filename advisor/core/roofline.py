@@ -70,6 +70,8 @@ class Outputs:
     unpacked_weights: Arr  # quantized weights read from fast memory (unpacked each step)
     # FLOP per token at the decode context
     flops_per_token: Arr  # 2 × active params + attention
+    compute_flops: Arr  # of which the compute side counts per stream (on CPU cores attention is its own term)
+    compute_rate: Arr  # FLOP/s the compute side realizes
     attn_flops_per_token: Arr
     # the memory side of a realistic step, term by term (s)
     t_weights: Arr  # fast-memory weights at η
@@ -111,7 +113,6 @@ class Outputs:
     t_prefill_scores: Arr  # s for the whole prompt: unfused attention's scores through memory
     prefill_pipeline: Arr  # a layer split's pipeline speedup on prefill (1: none)
     prefill_batches: Arr  # the prompt's micro-batches
-    prefill_walk: Arr  # s per prompt token walking the cache on CPU cores (before α; 0 elsewhere)
 
 
 def weights_read_batch1(inp: Inputs) -> Arr:
@@ -250,7 +251,12 @@ def _solve(inp: Inputs) -> Outputs:
     # On a CPU-only machine attention is the memory side's own term (t_attn below)
     weight_flops = 2.0 * _a(inp.active_params)
     per_token_flops = weight_flops + attn_flops
-    t_compute = streams * (weight_flops + np.where(on_cores, 0.0, attn_flops)) / (flops * _a(inp.compute_eta))
+    # On CPU cores decode's matmuls are the prefill's kernels on fewer tokens: quantized weights multiply at
+    # the same share of the FP32 rate as they prefill (prefill_quant_eta); a GPU's small-batch matmuls are
+    # hidden under the weights' streaming, so their format does not show there.
+    compute_rate = flops * _a(inp.compute_eta) * np.where(on_cores & quantized, _a(inp.prefill_quant_eta), 1.0)
+    compute_flops = weight_flops + np.where(on_cores, 0.0, attn_flops)
+    t_compute = streams * compute_flops / compute_rate
     t_compute_ceiling = streams * per_token_flops / flops
     # Batched decode below the crossover is not free: small-batch kernels re-read and unpack the weights
     # for each stream from cache, so each extra stream adds its matmuls at stream_cost × their peak time.
@@ -325,6 +331,8 @@ def _solve(inp: Inputs) -> Outputs:
         t_host_attn=t_host_attn * one,
         unpacked_weights=unpacked * one,
         flops_per_token=per_token_flops * one,
+        compute_flops=compute_flops * one,
+        compute_rate=compute_rate * one,
         attn_flops_per_token=attn_flops * one,
         t_weights=t_weights * one,
         kv_cost=kv_cost * one,
@@ -361,5 +369,4 @@ def _solve(inp: Inputs) -> Outputs:
         t_prefill_scores=pre.t_scores,
         prefill_pipeline=pre.pipeline,
         prefill_batches=pre.batches,
-        prefill_walk=pre.walk,
     )

@@ -154,9 +154,9 @@ def host_text(s: Scenario, inp: Inputs, out: Outputs, host: float) -> str:
 def compute_text(s: Scenario, inp: Inputs, out: Outputs) -> str:
     """The compute side of the step: streams × FLOP per token ÷ realized FLOP/s."""
     w = s.workload
-    realized = first(inp.flops) * first(inp.compute_eta) / 1e12
+    realized = first(out.compute_rate) / 1e12
     return (
-        f"{w.streams} stream{'s' if w.streams > 1 else ''} × {num(first(out.flops_per_token) / 1e9)} GFLOP/token "
+        f"{w.streams} stream{'s' if w.streams > 1 else ''} × {num(first(out.compute_flops) / 1e9)} GFLOP/token "
         f"÷ {num(realized)} TFLOPS realized = {ms(first(out.t_compute))} per step"
     )
 
@@ -286,14 +286,7 @@ def prefill_text(s: Scenario, inp: Inputs, out: Outputs) -> str:
     attn = first(out.prefill_attn_flops)
     alpha = first(inp.prefill_attn_factor)
     scaled = f" × {alpha:.2f}" if alpha != 1 else ""
-    walk = first(out.prefill_walk)
-    if walk > 0:  # on CPU cores: each prompt token walks the cache before it, as a decode step does
-        threads, rate = first(inp.attn_threads), first(inp.cpu_attn_rate)
-        attention = (
-            f" + attention: {num(walk * threads * rate / GB)} GB of cache per token ÷ ({threads:.0f} "
-            f"thread{plural(threads)} × {num(rate / GB)} GB/s each){scaled} = {ms(walk * alpha)}/token"
-        )
-    elif attn > 0:
+    if attn > 0:
         attention = f" + attention {num(attn / 1e9)} GFLOP/token{scaled} at η {eta:.2f}{backend[1] if backend else ''}"
     else:
         attention = ""

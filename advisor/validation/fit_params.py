@@ -44,6 +44,7 @@ from advisor.core.calibration import machine_key as chip_key
 from advisor.core.hardware import HardwareClass
 from advisor.core.inputs import attention_unfused, backend_in_use
 from advisor.core.matrix_units import int8_tops_in_use
+from advisor.core.prefill import CPU_INT8_LANES
 from advisor.core.roofline_inputs import quantized
 from advisor.core.terms import CURRENT_ERA, Backend, BackendTerms, BuildEra, Engine, MachineTerms
 from advisor.validation.cases import Case
@@ -303,8 +304,11 @@ def prefill_params(train: Sequence[Case], base: Calibration, min_rows: int = MIN
         in_class = tuple(g for g in fitted if g[0] is kind)
         rows = [c for c in pp if group_of(c) in in_class]
         if {c.scenario.quant.bits_per_weight >= 15.9 for c in rows} == {True, False}:
+            # a GPU unpacks quantized weights on its way to FP16 units (at most its F16 rate); CPU cores multiply
+            # them on int8 dot products, up to CPU_INT8_LANES times the FP32 rate
+            top = CPU_INT8_LANES if kind is HardwareClass.CPU else 1.0
             params.append(
-                Param(f"quant_factor[{kind.value}]", "prefill.quant_factor", in_class, "share", 0.8, 0.1, 1.0)
+                Param(f"quant_factor[{kind.value}]", "prefill.quant_factor", in_class, "share", 0.8, 0.1, top)
             )
         if sum(on_int8(c) for c in rows) >= min_rows:
             params.append(Param(f"int8_factor[{kind.value}]", "prefill.int8_factor", in_class, "share", 0.3, 0.02, 1.0))

@@ -48,7 +48,7 @@ def test_all_cores_together_reach_a_third_of_the_memory(cat: Catalog) -> None:
 
 
 def test_core_read_figure_is_cited(cat: Catalog) -> None:
-    # each figure names its source in the notes clause and a URL in source
+    # each figure names its source in the notes clause, and a URL or the project's own measurement file in source
     for hw in _cpus_with_core_read(cat):
         assert "core_read_gbps = " in hw.notes, hw.id
-        assert "http" in str(hw.source), hw.id
+        assert "http" in str(hw.source) or "benchmarks/data/own-cpu.md" in str(hw.source), hw.id

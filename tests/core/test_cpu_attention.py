@@ -1,4 +1,5 @@
-"""Attention on CPU cores: each stream's KV cache walked at a per-thread rate, in decode and prefill."""
+"""Attention on CPU cores: in decode each stream's KV cache walked at a per-thread rate; in prefill, matrix
+work at the cores' rate."""
 
 from __future__ import annotations
 
@@ -67,21 +68,30 @@ def test_fewer_threads_walk_the_cache_proportionally_slower_and_streams_add_thei
     assert _step(NARROW, 4096, streams=3) == pytest.approx(3 * full, rel=1e-9)
 
 
-def test_depth_slows_cpu_decode_by_the_walk_and_prefill_by_it_per_prompt_token() -> None:
-    def run(context: int, prompt: int) -> tuple[float, float, float]:
+def test_depth_slows_cpu_decode_by_the_walk_and_prefill_by_its_attention_flop() -> None:
+    def run(model: ModelArch, context: int, prompt: int) -> tuple[float, float, float, float]:
         work = Workload(context=context, prompt_tokens=prompt, output_tokens=0)
-        s = Scenario(hardware=CPU, model=NARROW, quant=Q4, workload=work)
-        out = solve(build_inputs(s))
-        return float(out.decode), float(out.prefill), float(out.t_kv)
+        s = Scenario(hardware=CPU, model=model, quant=Q4, workload=work)
+        inp = build_inputs(s)
+        out = solve(inp)
+        rate = float(inp.compute_eta) * float(inp.flops)  # the cores' matmul rate at F16
+        return float(out.decode), float(out.prefill), float(out.t_kv), float(out.prefill_attn_flops) / rate
 
-    d0, _, _ = run(0, 512)
-    d16, _, t_kv = run(16384, 512)
+    d0, _, _, _ = run(NARROW, 0, 512)
+    d16, _, t_kv, _ = run(NARROW, 16384, 512)
     walk = _step(NARROW, 16384)
     assert t_kv == 0  # the walk reads the cache: it is not read a second time at the bus's rate
     assert 1 / d16 - 1 / d0 == pytest.approx(walk, rel=1e-6)
-    _, short, _ = run(512, 512)
-    _, deep, _ = run(8192 + 512, 512)  # the prompt's tokens sit 256 + 8192 tokens deep on average
+    # a prompt's queries share each K/V row (tiled attention): its depth costs attention FLOP at the cores'
+    # rate × α, per prompt token, the prompt's tokens sitting 256 + 8192 deep on average
     alpha = CALIBRATION.get(HardwareClass.CPU, Workload().engine).prefill.attn_factor
-    per_token = alpha * (_step(NARROW, 8192 + 256) - _step(NARROW, 256))
-    assert 1 / deep - 1 / short == pytest.approx(per_token, rel=1e-6)
-    assert math.isfinite(per_token) and per_token > 0
+    costs = {}
+    for model in (NARROW, WIDE):
+        _, short, _, a_short = run(model, 512, 512)
+        _, deep, _, a_deep = run(model, 8192 + 512, 512)
+        per_token = alpha * (a_deep - a_short)
+        assert 1 / deep - 1 / short == pytest.approx(per_token, rel=1e-6)
+        assert math.isfinite(per_token) and per_token > 0
+        costs[model.name] = per_token
+    # four times the query heads, four times the prefill attention (the decode walk is the same: above)
+    assert costs["8B wide"] == pytest.approx(4 * costs["8B"], rel=1e-6)

@@ -13,7 +13,10 @@ DEQUANT_FLOP_MAX = 50.0  # FLOP per weight to unpack a quantized weight (0 allow
 # a backend's, GPU architecture's or machine's factor on η; as low as a quarter: llama.cpp on Intel's
 # Alchemist cards realizes about a third of what its class's η says of the other vendors' cards
 FACTOR = (0.25, 1.5)
-PREFILL_FACTOR = (0.05, 5.0)  # prefill's factors on quantized weights, attention and experts
+PREFILL_FACTOR = (0.05, 5.0)  # prefill's factors on quantized weights and experts
+# prefill attention's time over its FLOP at the matmul rate: on CPU cores flash attention does an exp and
+# the online softmax's rescaling for every query, head and cached token, far from a GEMM's rate
+ATTN_FACTOR = (0.05, 20.0)
 ERA_TOKEN = (0.95, 3.0)  # an older llama.cpp build's t₀ over a current build's: not less
 MOE_TOKEN = (0.95, 4.0)  # a mixture of experts' t₀ over a dense model's: more kernels, not fewer
 HOST_ETA = (0.1, 1.0)  # share of host-RAM bandwidth offloaded weights are read at

@@ -53,7 +53,8 @@ def test_every_fitted_constant_lies_in_its_plausible_range() -> None:
         assert 0 <= d.stream_cost <= r.STREAM_COST_MAX and 0 <= d.dequant_flop <= r.DEQUANT_FLOP_MAX, group
         assert within(d.band[0], r.BAND_LOW) and within(d.band[1], r.BAND_HIGH), group
         assert within(p.eta, r.PREFILL_ETA), group
-        assert all(within(f, r.PREFILL_FACTOR) for f in (p.quant_factor, p.attn_factor, p.moe_factor)), group
+        assert all(within(f, r.PREFILL_FACTOR) for f in (p.quant_factor, p.moe_factor)), group
+        assert within(p.attn_factor, r.ATTN_FACTOR), group
         assert t.rows > 0, group
     assert within(CALIBRATION.host_eta, r.HOST_ETA) and within(CALIBRATION.expert_spread, r.EXPERT_SPREAD)
     assert within(CALIBRATION.unfused_attn_eta, r.UNFUSED_ATTN_ETA) and within(CALIBRATION.moe_token, r.MOE_TOKEN)

@@ -45,7 +45,8 @@ attention is B·KV ÷ (threads × r_attn) on the memory side.
   added to the cores' other work. llama.cpp's CPU kernel takes one cached token at a time, for all the
   query heads that share its K and V, so the time follows the cache's bytes, not the query heads' FLOP
   (Qwen3-30B-A3B, 32 query heads on 4 KV heads, slows with depth less per token than Llama 3.1 8B, 32
-  on 8). Prefill's attention on the cores is the same walk for each prompt token, at α times its time.
+  on 8). A prompt's attention on the cores is not this walk: its micro-batch's queries share each K/V row,
+  so it is FLOP at the cores' matmul rate, × α (advisor.core.prefill).
 - η_host (HOST_ETA): share of host-RAM bandwidth realized for offloaded weights (read by the CPU).
 - γ (EXPERT_SPREAD): with B streams an MoE step reads the experts of B^γ independent tokens; γ < 1
   because tokens in one batch favour the same experts.
@@ -72,7 +73,8 @@ attention is B·KV ÷ (threads × r_attn) on the memory side.
 Prefill: prompt × (2·N + α·attention FLOP) ÷ (F · η_c · q · m), plus offloaded weights crossing
 the host link once per 512-token micro-batch:
 
-- η_c (`eta`): share of FP16 peak; q (`quant_factor`): extra cost of quantized weights (unpacking);
+- η_c (`eta`): share of FP16 peak; q (`quant_factor`): quantized weights' rate against F16 (below 1 on a
+  GPU, which unpacks them; up to 4 on CPU cores, whose int8 dot products also set decode's arithmetic there);
   α (`attn_factor`): attention FLOP cost α times their count; m (`moe_factor`): MoE experts see
   few tokens each, so their matmuls are less efficient.
 

@@ -97,9 +97,9 @@ def prefill_terms(
     )
     matmul = 2.0 * _a(inp.active_params)
     attn = attention_flops(inp, start + prompt / 2)
-    # Attention over a prompt is matrix work: a micro-batch's queries share each K/V row they read (llama.cpp's
-    # CPU flash attention tiles them too), so on CPU cores as on a GPU it is FLOP at the matmul rate × α, not
-    # decode's walk of the whole cache per token. A cache held on the host (-nkvo) is walked per token below.
+    # Attention over a prompt is matrix work: a micro-batch's queries share each K/V row they read, so on CPU
+    # cores as on a GPU it is FLOP at the matmul rate × α, not decode's walk of the whole cache per token. A
+    # cache held on the host (-nkvo) is walked per token below.
     t_cache_walk = cache_walk_time(inp, start + prompt / 2)
     t_attn = attn / (compute_eta * _a(inp.flops))
     t_prefill = prompt * (matmul / (matmul_eta * _a(inp.flops)) + _a(inp.prefill_attn_factor) * t_attn)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from advisor.catalog.loader import Catalog
 from advisor.validation.measurements import HardwareSpec, Measurement
-from advisor.validation.resolve import MODEL_ALIASES
+from advisor.validation.resolve import catalog_model_key
 
 
 def machine_in_catalog(row: Measurement, catalog: Catalog, specs: Mapping[str, HardwareSpec]) -> bool:
@@ -22,7 +22,7 @@ def machine_in_catalog(row: Measurement, catalog: Catalog, specs: Mapping[str, H
 
 def model_in_catalog(row: Measurement, catalog: Catalog) -> bool:
     """The row's model is a catalog entry: by its id, or a name that names one (MODEL_ALIASES)."""
-    key = row.model_id or MODEL_ALIASES.get(row.model_name, "")
+    key = catalog_model_key(row)
     return bool(key) and key in catalog.models
 
 

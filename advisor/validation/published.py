@@ -16,7 +16,7 @@ from advisor.validation.cases import Case
 from advisor.validation.data import DataSet
 from advisor.validation.predict import predict
 from advisor.validation.report import TARGETS, build_report
-from advisor.validation.resolve import MODEL_ALIASES
+from advisor.validation.resolve import catalog_model_key
 
 # The held-out lines the app shows: every target's group, and all decode.
 SUMMARY_GROUPS = (*TARGETS, ("decode", "all"))
@@ -39,7 +39,7 @@ def published_row(c: Case, predicted: float = 0.0) -> Published | None:
         hardware_id=row.hardware_id,
         devices=max(row.gpus, 1),
         model=row.model_name,
-        model_id=row.model_id or MODEL_ALIASES.get(row.model_name),
+        model_id=catalog_model_key(row) or None,
         params_b=c.scenario.model.total_params_b,
         quant_id=row.quant or None,
         bits=c.scenario.quant.bits_per_weight,

@@ -125,12 +125,18 @@ def row_hardware(row: Measurement, catalog: Catalog, specs: Mapping[str, Hardwar
 MOE_LABEL = re.compile(r"\d+(?:\.\d+)?B\.A\d+(?:\.\d+)?B")
 
 
+def catalog_model_key(row: Measurement) -> str:
+    """The catalog model id a row names: its own model_id, else the one its published name stands for
+    (MODEL_ALIASES); "" when neither."""
+    return row.model_id or MODEL_ALIASES.get(row.model_name, "")
+
+
 def row_model(row: Measurement, catalog: Catalog) -> tuple[ModelArch, list[str]] | str:
     """The row's model (the catalog shape with the row's parameter counts) and its caveats, or why
     there is none."""
     caveats: list[str] = []
     base: ModelArch | None = None
-    key = row.model_id or MODEL_ALIASES.get(row.model_name, "")
+    key = catalog_model_key(row)
     if key:
         entry = catalog.models.get(key)
         if entry is None:

@@ -126,6 +126,7 @@ def fitted_module_text(cal: Calibration, notes: tuple[str, ...]) -> str:
         f"FITTED_HOST_ETA = {_num(cal.host_eta)}",
         f"FITTED_EXPERT_SPREAD = {_num(cal.expert_spread)}",
         f"FITTED_UNFUSED_ATTN_ETA = {_num(cal.unfused_attn_eta)}",
+        f"FITTED_FUSED_ATTN_ETA = {_num(cal.fused_attn_eta)}",
         f"FITTED_CPU_ATTN_GBPS = {_num(cal.cpu_attn_gbps)}",
         f"FITTED_MOE_TOKEN = {_num(cal.moe_token)}",
         "FITTED_ERA_TOKEN: dict[tuple[BuildEra, Backend], float] = {",

@@ -22,6 +22,9 @@ MOE_TOKEN = (0.95, 4.0)  # a mixture of experts' t₀ over a dense model's: more
 HOST_ETA = (0.1, 1.0)  # share of host-RAM bandwidth offloaded weights are read at
 EXPERT_SPREAD = (0.2, 1.0)  # how far a batch's tokens spread over the experts
 UNFUSED_ATTN_ETA = (0.003, 0.2)  # share of the FP16 peak attention realizes as separate kernels
+# share of the FP16 peak a fused decode attention kernel's arithmetic realizes: above the separate
+# kernels' (no scores through memory), far below a GEMM's (one query row per head and step)
+FUSED_ATTN_ETA = (0.02, 0.5)
 CPU_ATTN_GBPS = (0.2, 10.0)  # GB/s of KV cache one CPU thread attends over: far below its DRAM read
 # the 10th / 90th percentile of measured ÷ model, by source: a class whose rows come from two sources
 # (CPU only) meets a wide spread

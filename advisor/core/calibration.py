@@ -8,15 +8,17 @@ a physical reading:
 
 Decode, one step (B streams):
 
-    t_step = max( W ÷ (BW·η) + κ·KV ÷ (BW·η) + H ÷ (BW_host·η_host) + N_q·d ÷ F + (B−1)·t_s
-                  [+ B·A ÷ (F·η_a) without flash attention] ,  B·FLOP ÷ (F·η_c) ) + t₀
+    t_step = max( W ÷ (BW·η) + max(κ·KV ÷ (BW·η), B·A ÷ (F·η_f)) + H ÷ (BW_host·η_host) + N_q·d ÷ F
+                  + (B−1)·t_s [+ B·A ÷ (F·η_a) without flash attention] ,  B·FLOP ÷ (F·η_c) ) + t₀·L ÷ 32
 
 On CPU cores the same threads load and multiply, so the two sides add instead of overlapping, and
 attention is B·KV ÷ (threads × r_attn) on the memory side.
 
 - η (`eta`): share of datasheet bandwidth realized while streaming weights W from fast memory.
-- t₀ (`token_ms`): fixed time per step — kernel launches, synchronization, sampling. It is why a
-  small model on a fast GPU realizes a smaller share of its ceiling than a large one. It is the
+- t₀ (`token_ms`): fixed time per step of a 32-layer model — kernel launches and each kernel's ramp
+  and tail, synchronization, sampling; every layer runs the same kernels, so a model of L layers pays
+  t₀ × L ÷ 32 (`T0_LAYERS`). It is why a small model on a fast GPU realizes a smaller share of its
+  ceiling than a large one, and a deep one less than a shallow one of the same bytes. It is the
   value for a current llama.cpp build (2025 onward, `CURRENT_ERA`), which is what the app predicts
   for; measurements from older builds paid more of it per token, and the fit gives each older build
   era a factor on t₀ per backend (`era_token`, llama.cpp only; see `BuildEra`).
@@ -26,6 +28,11 @@ attention is B·KV ÷ (threads × r_attn) on the memory side.
   say (κ < 1). κ is the fused attention kernel's read: without flash attention the cache's bytes count
   once and the separate kernels' time is η_a's term. Where κ is also below the η in use, the realistic
   figure extrapolated far past them would overtake the bandwidth ceiling; roofline.solve stops it there.
+- η_f (`fused_attn_eta`): the fused attention kernel also does the attention's arithmetic A (QKᵀ and AV
+  for every query head), at this share of the FP16 peak; the kernel takes the longer of its cache read
+  and that. It binds where many query heads share each cached row: MLA's one latent for all heads
+  (GLM-4.7-Flash on an M2 Ultra slows with depth at about 2 TFLOP/s, 60 GB/s of cache), not GQA's groups
+  of 2-8 (their depth costs follow the cache's bytes).
 - d (`dequant_flop`): FLOP-equivalents per quantized weight to unpack it (N_q weights read from fast
   memory, F the device's FP16 peak). It is why a 4-bit model realizes less of its ceiling than the
   same model at 16 bits, and most on GPUs with little compute per byte of bandwidth.
@@ -98,6 +105,7 @@ from advisor.core.fitted import (
     FITTED_CPU_ATTN_GBPS,
     FITTED_ERA_TOKEN,
     FITTED_EXPERT_SPREAD,
+    FITTED_FUSED_ATTN_ETA,
     FITTED_GENERATIONS,
     FITTED_HOST_ETA,
     FITTED_MACHINES,
@@ -258,6 +266,7 @@ class Calibration:
     notes: tuple[str, ...] = field(default_factory=tuple)
     backends: dict[Backend, BackendTerms] = field(default_factory=dict)  # absent: 1.0
     unfused_attn_eta: float = 0.0  # η_a: attention without flash attention (llama.cpp); 0: not modelled
+    fused_attn_eta: float = 0.0  # η_f: a fused attention kernel's arithmetic in decode; 0: its bytes only
     # GB/s of KV cache one CPU thread attends over (a CPU-only machine's cores, or a KV cache in host RAM):
     # llama.cpp's CPU attention walks the cache one cached token at a time (its K and V rows, an online
     # softmax step), for all the query heads sharing them, so its time goes with the cache's bytes and the
@@ -362,6 +371,7 @@ CALIBRATION = Calibration(
     notes=FITTED_NOTES,
     backends=FITTED_BACKENDS,
     unfused_attn_eta=FITTED_UNFUSED_ATTN_ETA,
+    fused_attn_eta=FITTED_FUSED_ATTN_ETA,
     cpu_attn_gbps=FITTED_CPU_ATTN_GBPS,
     era_token=FITTED_ERA_TOKEN,
     moe_token=FITTED_MOE_TOKEN,

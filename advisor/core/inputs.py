@@ -24,12 +24,10 @@ from advisor.core.model import ModelArch
 from advisor.core.quant import KVPrecision
 from advisor.core.roofline import Inputs, Num
 from advisor.core.scenario import Scenario
-from advisor.core.shape import with_typical_shape
+from advisor.core.shape import fixed_time_scale, model_layers, with_typical_shape
 from advisor.core.terms import Backend, BackendTerms, ClassTerms, MachineTerms
 from advisor.core.units import BILLION, GB, TFLOPS
 
-# Offload granularity when the model's layer count is unknown: 1 % slices.
-UNKNOWN_LAYERS = 100
 # One hand-off between the GPU and the host CPU inside a llama.cpp step (a synchronisation and the
 # activations' copy), from llama.cpp PR #4812 on an RTX 3090 Ti: LLaMA 7B Q4_0 tg128 127.43 tok/s with the KV
 # cache on the GPU and 59.99 with -nkvo, whose 32 layers each hand off twice and whose 64-token cache costs
@@ -186,7 +184,7 @@ def realistic_fields(scenario: Scenario, calibration: Calibration | None = None)
         compute_eta(scenario, calibration),
         hw.scaling_efficiency,
         hw.speedup,
-        token_ms=0.0 if plain_decode else max(d.token_ms + own_ms, 0.0),
+        token_ms=0.0 if plain_decode else max(d.token_ms + own_ms / fixed_time_scale(scenario.model), 0.0),
         moe_token=1.0 if plain_decode else (calibration or CALIBRATION).moe_factor(w.engine, True),
         kv_factor=1.0 if plain_decode else d.kv_factor,
         dequant_flop=0.0 if plain_decode else d.dequant_flop,
@@ -243,7 +241,7 @@ def model_terms(model: ModelArch, kv_cache: KVPrecision) -> dict[str, float]:
     model = with_typical_shape(model)
     dense, experts, share = split_params(model)
     kv = kv_shape(model, kv_cache)
-    layers = model.layers or UNKNOWN_LAYERS
+    layers = model_layers(model)
     heads = model.heads or 0
     if model.attention == "mla":
         width = heads * (model.kv_lora_rank or 0)
@@ -362,13 +360,14 @@ def build_inputs(scenario: Scenario, calibration: Calibration | None = None, **o
     fields["on_cores"] = 1.0 if hw.kind is HardwareClass.CPU else 0.0
     if hw.tensor_parallel:
         fields.update(
-            allreduces=2.0 * (with_typical_shape(scenario.model).layers or UNKNOWN_LAYERS),
+            allreduces=2.0 * model_layers(scenario.model),
             allreduce_time=hw.allreduce_latency_s,
             allreduce_share=2.0 * (hw.devices - 1) / hw.devices,
             peer_bw=hw.device_link_gbps * GB,
         )
     fields["attn_threads"] = float(cores_used(scenario))
     fields["cpu_attn_rate"] = cal.cpu_attn_gbps * GB
+    fields["fused_attn_eta"] = 0.0 if w.efficiency is not None else cal.fused_attn_eta
     fields.update(
         weight_bytes(
             model_terms(scenario.model, w.kv_cache),

@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 
 from advisor.core.placement import _a, attention_flops, cache_walk_time, expert_read_share, kv_per_stream, place
 from advisor.core.prefill import OFFLOAD_MIN_BATCH, PREFILL_UBATCH, prefill_terms
-from advisor.core.roofline_inputs import Inputs, Num
+from advisor.core.roofline_inputs import T0_LAYERS, Inputs, Num
 from advisor.core.roofline_inputs import quantized as is_quantized
 
 __all__ = [
@@ -76,7 +76,8 @@ class Outputs:
     # the memory side of a realistic step, term by term (s)
     t_weights: Arr  # fast-memory weights at η
     kv_cost: Arr  # what the cache's bytes cost over their size: κ fused, 1 unfused
-    t_kv: Arr  # fast-memory KV at κ × the weights' rate
+    t_kv: Arr  # fast-memory attention: KV at κ × the weights' rate, or its FLOP at η_f where longer
+    t_kv_flops: Arr  # the fused attention kernel's FLOP at η_f of the peak (0: not modelled)
     t_host: Arr  # host-resident weights and KV: max(bytes side, host compute)
     t_host_bytes: Arr  # RAM at the host's η plus disk at its read bandwidth
     t_host_compute: Arr  # host FLOP ÷ host FLOP/s
@@ -203,8 +204,19 @@ def _solve(inp: Inputs) -> Outputs:
     # kernels whose cost the η_a term below carries, so its bytes count once at the weights' rate
     kv_cost = np.where(_a(inp.attn_unfused) > 0, 1.0, _a(inp.kv_factor))
     on_cores = _a(inp.on_cores) > 0
-    # on CPU cores the attention walk below reads the cache itself (never faster than the bus)
-    t_kv = np.where(on_cores, 0.0, kv_cost * fast_kv / fast_rate)
+    # A fused attention kernel (flash attention on a GPU) runs between the layer's matmuls, not beside
+    # them: it takes its cache read at κ, or its QKᵀ and AV arithmetic at η_f of the peak where that is
+    # longer (many query heads per cached row: MLA's one latent shared by every head, wide GQA groups).
+    # On CPU cores the attention walk below reads the cache itself (never faster than the bus).
+    fused_eta = _a(inp.fused_attn_eta)
+    kernel_flops = (~on_cores) & (_a(inp.attn_unfused) == 0) & (fused_eta > 0)
+    attn_flops = attention_flops(inp, inp.context)
+    t_kv_flops = np.where(
+        kernel_flops,
+        (1 - kv_share) * streams * attn_flops / (_a(inp.flops) * np.where(kernel_flops, fused_eta, 1.0)),
+        0.0,
+    )
+    t_kv = np.where(on_cores, 0.0, np.maximum(kv_cost * fast_kv / fast_rate, t_kv_flops))
     safe_disk = np.where(can_disk, disk_bw, 1.0)
     t_disk = np.where(can_disk, disk_read / safe_disk, 0.0)
     t_host_bytes = (host_read - disk_read) / (_a(inp.host_bw) * _a(inp.host_eta)) + t_disk
@@ -215,7 +227,6 @@ def _solve(inp: Inputs) -> Outputs:
     quantized = is_quantized(bpw)
     dense_bpw = _a(inp.dense_bytes_per_weight)
     dense_bpw = np.where(np.isnan(dense_bpw), bpw, dense_bpw)
-    attn_flops = attention_flops(inp, inp.context)
     # The host CPU computes what sits in host RAM: 2 FLOP per weight for each stream's token (its own k
     # experts), and attention over the KV cache held there, each stream's, at the threads' attention rate.
     t_walk = streams * cache_walk_time(inp, inp.context)
@@ -242,7 +253,8 @@ def _solve(inp: Inputs) -> Outputs:
     )
     t_dequant = unpacked * _a(inp.dequant_flops) / flops
     # An MoE model's step also runs router, top-k and expert-gather kernels: moe_token_factor × t₀.
-    t_token_dense = _a(inp.token_time) * np.ones_like(t_weights)
+    layers = _a(inp.layers)
+    t_token_dense = _a(inp.token_time) * np.where(layers > 0, layers, T0_LAYERS) / T0_LAYERS * np.ones_like(t_weights)
     t_token = t_token_dense * np.where(_a(inp.expert_bytes) > 0, _a(inp.moe_token_factor), 1.0)
     t_sync = _a(inp.allreduces) * (
         _a(inp.allreduce_time) + streams * 2.0 * _a(inp.hidden) * _a(inp.allreduce_share) / _a(inp.peer_bw)
@@ -255,7 +267,7 @@ def _solve(inp: Inputs) -> Outputs:
     # the same share of the FP32 rate as they prefill (prefill_quant_eta); a GPU's small-batch matmuls are
     # hidden under the weights' streaming, so their format does not show there.
     compute_rate = flops * _a(inp.compute_eta) * np.where(on_cores & quantized, _a(inp.prefill_quant_eta), 1.0)
-    compute_flops = weight_flops + np.where(on_cores, 0.0, attn_flops)
+    compute_flops = weight_flops + np.where(on_cores | kernel_flops, 0.0, attn_flops)
     t_compute = streams * compute_flops / compute_rate
     t_compute_ceiling = streams * per_token_flops / flops
     # Batched decode below the crossover is not free: small-batch kernels re-read and unpack the weights
@@ -291,8 +303,9 @@ def _solve(inp: Inputs) -> Outputs:
     k = _a(inp.draft_length)
     alpha = _a(inp.acceptance)
     tokens_per_pass = np.where(speculating, (1 - alpha ** (k + 1)) / np.where(speculating, 1 - alpha, 1.0), 1.0)
-    # each draft step is a forward pass of its own, of a dense draft model
-    t_draft = np.where(speculating, draft / fast_rate + t_token_dense, 0.0)
+    # each draft step is a forward pass of its own, of a dense draft model (its fixed time a
+    # T0_LAYERS-layer model's: its depth is not an input)
+    t_draft = np.where(speculating, draft / fast_rate + _a(inp.token_time), 0.0)
     t_verify = np.where(speculating, np.maximum(t_memory, t_compute * (k + 1)) + t_token, step)
     decode = np.where(speculating, tokens_per_pass / (k * t_draft + t_verify), decode_plain)
 
@@ -337,6 +350,7 @@ def _solve(inp: Inputs) -> Outputs:
         t_weights=t_weights * one,
         kv_cost=kv_cost * one,
         t_kv=t_kv * one,
+        t_kv_flops=t_kv_flops * one,
         t_host=t_host * one,
         t_host_bytes=t_host_bytes * one,
         t_host_compute=t_host_compute * one,

@@ -14,6 +14,9 @@ from numpy.typing import NDArray
 Num = float | NDArray[np.float64]
 # bytes per weight below which weights are quantized (16-bit weights are 2; a little slack for rounding)
 QUANTIZED_BELOW = 1.99
+# token_time is the fixed time per step of a model of this many layers: every layer runs the same
+# kernels, each with its launch, ramp and tail, so a model of L layers pays token_time × L ÷ T0_LAYERS.
+T0_LAYERS = 32.0
 
 
 def quantized(bytes_per_weight: Num) -> NDArray[np.bool_]:
@@ -81,12 +84,15 @@ class Inputs:
     # realistic-speed terms (advisor.core.calibration explains each; the defaults are the plain roofline)
     bytes_per_weight: Num = 2.0  # of the weights; below QUANTIZED_BELOW (16 bits) they are quantized
     dense_bytes_per_weight: Num = math.nan  # of an MoE model's non-expert weights; NaN: bytes_per_weight
-    token_time: Num = 0.0  # s added to every decode step (launches, sync, sampling)
+    token_time: Num = 0.0  # s added to every decode step of a T0_LAYERS-layer model (launches, sync, sampling)
     moe_token_factor: Num = 1.0  # token_time's multiple for a mixture-of-experts model (router, expert kernels)
     kv_factor: Num = 1.0  # KV bytes in fast memory cost this many times their size (fused attention)
     dequant_flops: Num = 0.0  # FLOP per quantized weight read from fast memory, at the FP16 peak
     # each stream beyond the first adds its weight matmuls at this many times their time at the FP16 peak
     stream_cost: Num = 0.0
+    # share of the FP16 peak a fused attention kernel's arithmetic realizes in decode (its QKᵀ and AV are
+    # matrix-vector work per query row); 0: the kernel costs only its KV bytes (κ)
+    fused_attn_eta: Num = 0.0
     # share of the FP16 peak realized by attention run as separate kernels (llama.cpp without flash
     # attention); 0: attention is fused and costs only its KV bytes (kv_factor)
     unfused_attn_eta: Num = 0.0

@@ -15,6 +15,7 @@ Kimi K2, 32 B active: 61 layers, the fit 55; by its 1,000 B total the fit would 
 from __future__ import annotations
 
 from advisor.core.model import ModelArch
+from advisor.core.roofline_inputs import T0_LAYERS
 
 LAYERS_SCALE, LAYERS_EXPONENT = 22.5, 0.257
 WIDTH_SCALE, WIDTH_EXPONENT = 35_500.0, 0.647  # heads × head dim × layers
@@ -29,9 +30,7 @@ def with_typical_shape(model: ModelArch) -> ModelArch:
     if model.has_kv_shape:
         return model
     p = model.active_b
-    layers = model.layers or max(
-        1, round(LAYERS_SCALE * p**LAYERS_EXPONENT), model.sliding_layers or 0, model.attention_layers or 0
-    )
+    layers = model_layers(model)
     head_dim = model.resolved_head_dim or TYPICAL_HEAD_DIM
     heads = model.heads or max(1, round(WIDTH_SCALE * p**WIDTH_EXPONENT / (head_dim * layers)))
     kv_heads = model.kv_heads or min(TYPICAL_KV_HEADS, heads)
@@ -42,3 +41,15 @@ def shape_text(model: ModelArch) -> str:
     """ "38 layers, 28 heads, 8 KV heads × 128": the shape the estimate uses."""
     m = with_typical_shape(model)
     return f"{m.layers} layers, {m.heads} heads, {m.kv_heads} KV heads × {m.resolved_head_dim}"
+
+
+def model_layers(model: ModelArch) -> int:
+    """The model's layers, or the typical count for its (active) size where it does not say."""
+    return model.layers or max(
+        1, round(LAYERS_SCALE * model.active_b**LAYERS_EXPONENT), model.sliding_layers or 0, model.attention_layers or 0
+    )
+
+
+def fixed_time_scale(model: ModelArch) -> float:
+    """What the model's layers make of the fitted fixed time per step: layers ÷ T0_LAYERS."""
+    return model_layers(model) / T0_LAYERS

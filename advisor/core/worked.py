@@ -13,7 +13,7 @@ from advisor.core.inputs import backend_in_use, backend_terms, hardware_factors,
 from advisor.core.matrix_units import matrix_tflops_in_use, vector_only
 from advisor.core.prefill import PREFILL_UBATCH, SCORE_BYTES, on_int8_units
 from advisor.core.roofline import OFFLOAD_MIN_BATCH, Inputs, Outputs
-from advisor.core.roofline_inputs import quantized
+from advisor.core.roofline_inputs import T0_LAYERS, quantized
 from advisor.core.scenario import Scenario
 from advisor.core.terms import MachineTerms
 from advisor.core.units import GB, MS_PER_S
@@ -93,7 +93,15 @@ def memory_terms_text(s: Scenario, inp: Inputs, out: Outputs, eta: float) -> lis
     if kv > 0 and first(inp.on_cores) == 0:  # on CPU cores the attention walk below reads the cache
         factor = first(out.kv_cost)
         scaled = f" × {factor:.2f}" if factor != 1 else ""
-        parts.append(f"KV {num(kv / GB)} GB{scaled} at the same rate = {ms(first(out.t_kv))}")
+        t_kv, t_flops = first(out.t_kv), first(out.t_kv_flops)
+        if t_flops > 0 and t_flops >= t_kv:  # the kernel's arithmetic outlasts its read of the cache
+            eta_f, gflop = first(inp.fused_attn_eta), t_flops * first(inp.flops) * first(inp.fused_attn_eta) / 1e9
+            parts.append(
+                f"attention {num(gflop)} GFLOP ÷ ({num(first(inp.flops) / 1e12)} TFLOPS × η_f {eta_f:.3g}) = "
+                f"{ms(t_kv)} (longer than reading its KV {num(kv / GB)} GB)"
+            )
+        else:
+            parts.append(f"KV {num(kv / GB)} GB{scaled} at the same rate = {ms(t_kv)}")
     if (host := first(out.host_read)) > 0:
         parts.append(host_text(s, inp, out, host))
     if (dq := first(out.t_dequant)) > 0:
@@ -177,8 +185,12 @@ def realistic_text(s: Scenario, inp: Inputs, out: Outputs, eta: float) -> str:
     if token > 0:
         body += f" + {ms(token)} fixed per step"
         moe = first(inp.moe_token_factor) if first(inp.expert_bytes) > 0 else 1.0
+        layers = first(inp.layers)
+        why = [f"{ms(first(inp.token_time))} per {T0_LAYERS:.0f} layers × {layers:.0f} layers"] if layers > 0 else []
         if moe != 1.0:
-            body += f" ({ms(token / moe)} × {moe:.3g} for a mixture of experts: router, top-k and gather kernels)"
+            why.append(f"× {moe:.3g} for a mixture of experts: router, top-k and gather kernels")
+        if why:
+            body += f" ({' '.join(why)})"
         if (sync := first(out.t_sync)) > 0:
             body += (
                 f" (of which {int(first(inp.allreduces))} all-reduces of the tensor split × "

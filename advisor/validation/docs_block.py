@@ -196,7 +196,7 @@ def _terms_section(report: dict[str, Any]) -> list[str]:
     p = {k: g["prefill"] for k, g in fitted.items()}
     spec = (
         ("η: share of bandwidth realized on the weights", lambda k: _g(d[k]["eta"])),
-        ("t₀: fixed time per step, a current llama.cpp build", lambda k: f"{_g(d[k]['token_ms'])} ms"),
+        ("t₀: fixed time per step of 32 layers, a current llama.cpp build", lambda k: f"{_g(d[k]['token_ms'])} ms"),
         ("κ: cost of the KV bytes, relative to the weights'", lambda k: _g(d[k]["kv_factor"])),
         ("d: FLOP per quantized weight to unpack it", lambda k: _g(d[k]["dequant_flop"])),
         ("s: each stream past the first, its matmuls × their time at peak", lambda k: _g(d[k]["stream_cost"])),
@@ -218,6 +218,8 @@ def _terms_section(report: dict[str, Any]) -> list[str]:
         "",
         f"- η_a = {_g(cal['unfused_attn_eta'])}: the share of the FP16 peak attention runs at without flash "
         "attention (llama.cpp);",
+        f"- η_f = {_g(cal.get('fused_attn_eta', 0.0))}: the share of the FP16 peak a fused attention kernel's "
+        "arithmetic runs at in decode (the kernel takes the longer of that and its cache read);",
         f"- m = {_g(cal['moe_token'])}: a mixture-of-experts model's fixed time per step is m × t₀ (llama.cpp);",
         f"- γ = {_g(cal['expert_spread'])}: B streams read the experts of B^γ independent tokens;",
         f"- η_host = {_g(cal['host_eta'])}: the share of host-RAM bandwidth offloaded weights are read at "

@@ -105,6 +105,7 @@ def _field_arrays(cases: Sequence[Case], cal: Calibration) -> dict[str, Any]:
     fields["expert_spread"] = np.full(len(cases), cal.expert_spread)
     fields["unfused_attn_eta"] = np.array([cal.unfused_attn_eta if runs_unfused(c) else 0.0 for c in cases])
     fields["cpu_attn_rate"] = np.full(len(cases), cal.cpu_attn_gbps * GB)
+    fields["fused_attn_eta"] = np.full(len(cases), cal.fused_attn_eta)
     return fields
 
 
@@ -274,6 +275,7 @@ def _tidy(cal: Calibration) -> Calibration:
         expert_spread=float(f"{cal.expert_spread:.3g}"),
         backends=backends,
         unfused_attn_eta=float(f"{cal.unfused_attn_eta:.3g}"),
+        fused_attn_eta=float(f"{cal.fused_attn_eta:.3g}"),
         cpu_attn_gbps=float(f"{cal.cpu_attn_gbps:.3g}"),
         era_token={e: float(f"{v:.3g}") for e, v in cal.era_token.items()},
         moe_token=float(f"{cal.moe_token:.3g}"),
@@ -287,6 +289,7 @@ def _values(cal: Calibration, base: Calibration) -> dict[str, float]:
         "host_eta": cal.host_eta,
         "expert_spread": cal.expert_spread,
         "unfused_attn_eta": cal.unfused_attn_eta,
+        "fused_attn_eta": cal.fused_attn_eta,
         "cpu_attn_gbps": cal.cpu_attn_gbps,
         "moe_token": cal.moe_token,
     }

@@ -141,6 +141,9 @@ def decode_params(train: Sequence[Case], base: Calibration, min_rows: int = MIN_
     unfused = [c for c in tg if runs_unfused(c)]
     if len(unfused) >= min_rows and len({c.scenario.workload.context for c in unfused}) >= 3:
         params.append(Param("unfused_attn_eta", "unfused_attn_eta", (), "positive", 0.02, 1e-3, 1.0))
+    fused = [c for c in tg if not runs_unfused(c) and c.scenario.hardware.kind is not HardwareClass.CPU]
+    if len(fused) >= min_rows and len({c.scenario.workload.context for c in fused}) >= 3:
+        params.append(Param("fused_attn_eta", "fused_attn_eta", (), "positive", 0.1, 0.01, 1.0))
     if sum(attention_on_cores(c) for c in tg) >= 3:
         params.append(Param("cpu_attn_gbps", "cpu_attn_gbps", (), "positive", 1.0, 0.05, 50.0))
     params += backend_params([c for c in tg if group_of(c) in fitted], "decode")  # a flat group takes no factor
@@ -332,6 +335,7 @@ def apply_params(base: Calibration, params: Sequence[Param], x: NDArray[np.float
     backends = dict(base.backends)
     eras = dict(base.era_token)
     host_eta, spread, attn_eta = base.host_eta, base.expert_spread, base.unfused_attn_eta
+    fused_eta = base.fused_attn_eta
     cpu_attn = base.cpu_attn_gbps
     moe_token = base.moe_token
     machines = dict(base.machines)
@@ -353,6 +357,9 @@ def apply_params(base: Calibration, params: Sequence[Param], x: NDArray[np.float
             continue
         if p.term == "unfused_attn_eta":
             attn_eta = v
+            continue
+        if p.term == "fused_attn_eta":
+            fused_eta = v
             continue
         if p.term == "cpu_attn_gbps":
             cpu_attn = v
@@ -381,6 +388,7 @@ def apply_params(base: Calibration, params: Sequence[Param], x: NDArray[np.float
         expert_spread=spread,
         backends=backends,
         unfused_attn_eta=attn_eta,
+        fused_attn_eta=fused_eta,
         cpu_attn_gbps=cpu_attn,
         era_token=eras,
         moe_token=moe_token,

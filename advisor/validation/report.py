@@ -39,6 +39,7 @@ def calibration_dict(cal: Calibration) -> dict[str, Any]:
         "expert_spread": cal.expert_spread,
         "backends": {b.value: asdict(t) for b, t in cal.backends.items()},
         "unfused_attn_eta": cal.unfused_attn_eta,
+        "fused_attn_eta": cal.fused_attn_eta,
         "cpu_attn_gbps": cal.cpu_attn_gbps,
         "era_token": {f"{e.value}, {b.value}": v for (e, b), v in cal.era_token.items()},
         "moe_token": cal.moe_token,

@@ -8,6 +8,7 @@ from advisor.catalog.loader import shipped_catalog
 from advisor.core.calibration import CALIBRATION, FLAT
 from advisor.core.inputs import build_inputs
 from advisor.core.roofline import solve
+from advisor.core.shape import fixed_time_scale
 from advisor.core.terms import Engine
 from advisor.validation.data import load_dataset
 from advisor.validation.fit_params import decode_params
@@ -20,7 +21,12 @@ def cases():  # type: ignore[no-untyped-def]
 
 
 def _t0_ms(case) -> float:  # type: ignore[no-untyped-def]
+    """t₀ as the inputs carry it: a 32-layer model's, on one device's share of the fixed time."""
     return CALIBRATION.get(case.hw_class, case.engine).decode.token_ms / case.scenario.hardware.speedup
+
+
+def _layers(case) -> float:  # type: ignore[no-untyped-def]
+    return fixed_time_scale(case.scenario.model)
 
 
 def test_committed_value() -> None:
@@ -39,8 +45,8 @@ def test_moe_rows_get_the_factor_and_dense_rows_do_not(cases) -> None:  # type: 
     inp = build_inputs(moe.scenario)
     assert float(inp.token_time) * 1e3 == pytest.approx(_t0_ms(moe))
     assert float(inp.moe_token_factor) == CALIBRATION.moe_token
-    assert float(solve(inp).t_token) * 1e3 == pytest.approx(CALIBRATION.moe_token * _t0_ms(moe))
-    assert float(solve(build_inputs(dense.scenario)).t_token) * 1e3 == pytest.approx(_t0_ms(dense))
+    assert float(solve(inp).t_token) * 1e3 == pytest.approx(CALIBRATION.moe_token * _t0_ms(moe) * _layers(moe))
+    assert float(solve(build_inputs(dense.scenario)).t_token) * 1e3 == pytest.approx(_t0_ms(dense) * _layers(dense))
     # a user-given η is plain η × ceiling: no fixed time at all
     plain = moe.scenario.model_copy(update={"workload": moe.scenario.workload.model_copy(update={"efficiency": 0.7})})
     assert float(build_inputs(plain).token_time) == 0.0
@@ -80,5 +86,5 @@ def test_a_dense_draft_model_pays_the_dense_fixed_time(cases) -> None:  # type: 
     per_pass = (1 - alpha ** (k + 1)) / (1 - alpha)
     # the verify pass: one memory-bound step + m × t₀ (k + 1 tokens of compute stay below the memory time)
     step_plain = 1 / float(out.decode_plain)
-    assert float(out.t_token) == pytest.approx(CALIBRATION.moe_token * t0)
+    assert float(out.t_token) == pytest.approx(CALIBRATION.moe_token * t0 * _layers(moe))
     assert float(out.decode) == pytest.approx(per_pass / (k * t_draft + step_plain), rel=1e-6)

@@ -59,6 +59,10 @@ def test_every_fitted_constant_lies_in_its_plausible_range() -> None:
     assert within(CALIBRATION.host_eta, r.HOST_ETA) and within(CALIBRATION.expert_spread, r.EXPERT_SPREAD)
     assert within(CALIBRATION.unfused_attn_eta, r.UNFUSED_ATTN_ETA) and within(CALIBRATION.moe_token, r.MOE_TOKEN)
     assert within(CALIBRATION.cpu_attn_gbps, r.CPU_ATTN_GBPS)
+    assert (
+        within(CALIBRATION.fused_attn_eta, r.FUSED_ATTN_ETA)
+        and CALIBRATION.fused_attn_eta > CALIBRATION.unfused_attn_eta
+    )
     assert CALIBRATION.era_token and all(within(f, r.ERA_TOKEN) for f in CALIBRATION.era_token.values())
     for b, bt in CALIBRATION.backends.items():
         assert within(bt.decode, r.FACTOR) and within(bt.prefill, r.FACTOR) and bt.rows > 0, b

@@ -186,7 +186,8 @@ def realistic_text(s: Scenario, inp: Inputs, out: Outputs, eta: float) -> str:
         body += f" + {ms(token)} fixed per step"
         moe = first(inp.moe_token_factor) if first(inp.expert_bytes) > 0 else 1.0
         layers = first(inp.layers)
-        why = [f"{ms(first(inp.token_time))} per {T0_LAYERS:.0f} layers × {layers:.0f} layers"] if layers > 0 else []
+        scaled = layers > 0 and layers != T0_LAYERS
+        why = [f"{ms(first(inp.token_time))} per {T0_LAYERS:.0f} layers × {layers:.0f} layers"] if scaled else []
         if moe != 1.0:
             why.append(f"× {moe:.3g} for a mixture of experts: router, top-k and gather kernels")
         if why:

@@ -140,6 +140,9 @@ def fitted_module_text(cal: Calibration, notes: tuple[str, ...]) -> str:
     lines += [
         "}",
         *_machine_lines("FITTED_MACHINES", cal.machines),
+        "FITTED_VULKAN_PREFILL: dict[str, float] = {",
+        *[f"    {json.dumps(v)}: {_num(f)}," for v, f in sorted(cal.vulkan_prefill.items())],
+        "}",
         *_machine_lines("FITTED_GENERATIONS", cal.generations),
         *_notes_lines(notes),
     ]

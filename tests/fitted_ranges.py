@@ -14,6 +14,9 @@ DEQUANT_FLOP_MAX = 50.0  # FLOP per weight to unpack a quantized weight (0 allow
 # Alchemist cards realizes about a third of what its class's η says of the other vendors' cards
 FACTOR = (0.25, 1.5)
 PREFILL_FACTOR = (0.05, 5.0)  # prefill's factors on quantized weights and experts
+# Vulkan's prefill factor for a GPU vendor over the Vulkan backend's own: the vendors' cooperative-matrix
+# paths differ by a few times (NVIDIA's reaches the tensor cores, Intel's Alchemist none)
+VULKAN_PREFILL = (0.1, 10.0)
 # prefill attention's time over its FLOP at the matmul rate: on CPU cores flash attention does an exp and
 # the online softmax's rescaling for every query, head and cached token, far from a GEMM's rate
 ATTN_FACTOR = (0.05, 20.0)

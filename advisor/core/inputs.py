@@ -124,6 +124,7 @@ def compute_eta(scenario: Scenario, calibration: Calibration | None = None) -> f
     return (
         terms_for(scenario.hardware.kind, w.engine, calibration).prefill.eta
         * backend_terms(scenario, calibration).prefill
+        * (calibration or CALIBRATION).vulkan_prefill_factor(scenario.hardware, backend_in_use(scenario))
         * (own.prefill_factor_for(scenario_model_key(scenario)) if own is not None else 1.0)
     )
 

@@ -234,6 +234,12 @@ def _terms_section(report: dict[str, Any]) -> list[str]:
     ]
     lines += ["", "llama.cpp backends (a factor b on η and b_c on η_c; one not listed is 1):", ""]
     lines += _table(("backend", "training rows", "decode b", "prefill b_c"), backends, (False, True, True, True))
+    vulkan = ", ".join(f"{v} {_g(f)}" for v, f in sorted(cal.get("vulkan_prefill", {}).items()))
+    lines += [
+        "",
+        f"Vulkan's prefill by GPU vendor, a factor on b_c (its matmuls reach the matrix units through each "
+        f"vendor's cooperative-matrix extension): {vulkan or 'none fitted'}.",
+    ]
     return lines
 
 

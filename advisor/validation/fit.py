@@ -26,11 +26,11 @@ from advisor.core.roofline import Inputs, solve
 from advisor.core.terms import BackendTerms, ClassTerms, DecodeTerms, PrefillTerms
 from advisor.core.units import GB
 from advisor.validation.cases import Case
+from advisor.validation.fit_apply import apply_params
 from advisor.validation.fit_params import (
     MIN_ROWS,
     Group,
     Param,
-    apply_params,
     backend_of,
     catalog_chip,
     decode_params,
@@ -84,6 +84,7 @@ def _field_arrays(cases: Sequence[Case], cal: Calibration) -> dict[str, Any]:
     bt = [cal.backend(c.engine, b) if (b := backend_of(c)) is not None else BackendTerms() for c in cases]
     era = np.array([cal.token_factor(c.engine, c.era, backend_of(c)) for c in cases], dtype=float)
     machine = np.array([cal.hardware_factor(c.scenario.hardware, backend_of(c)) for c in cases], dtype=float)
+    vulkan = np.array([cal.vulkan_prefill_factor(c.scenario.hardware, backend_of(c)) for c in cases], dtype=float)
     fields = calibrated_fields(
         a(lambda t: t.decode.eta) * machine,
         a(lambda t: t.prefill.eta),
@@ -98,7 +99,7 @@ def _field_arrays(cases: Sequence[Case], cal: Calibration) -> dict[str, Any]:
         moe_factor=a(lambda t: t.prefill.moe_factor),
         int8_factor=a(lambda t: t.prefill.int8_factor),
         backend_decode=np.array([b.decode for b in bt], dtype=float),
-        backend_prefill=np.array([b.prefill for b in bt], dtype=float),
+        backend_prefill=np.array([b.prefill for b in bt], dtype=float) * vulkan,
         moe_token=np.array([cal.moe_factor(c.engine, True) for c in cases], dtype=float),
     )
     fields["host_eta"] = np.full(len(cases), cal.host_eta)
@@ -281,6 +282,7 @@ def _tidy(cal: Calibration) -> Calibration:
         moe_token=float(f"{cal.moe_token:.3g}"),
         machines={k: replace(t, decode=float(f"{t.decode:.3g}")) for k, t in cal.machines.items()},
         generations={k: replace(t, decode=float(f"{t.decode:.3g}")) for k, t in cal.generations.items()},
+        vulkan_prefill={k: float(f"{v:.3g}") for k, v in cal.vulkan_prefill.items()},
     )
 
 
@@ -299,6 +301,8 @@ def _values(cal: Calibration, base: Calibration) -> dict[str, float]:
         out[f"machine.decode[{m}]"] = mt.decode
     for g, gt in cal.generations.items():
         out[f"generation.decode[{g}]"] = gt.decode
+    for vendor, factor in cal.vulkan_prefill.items():
+        out[f"vulkan_prefill[{vendor}]"] = factor
     for b, bt in cal.backends.items():
         out[f"backend.decode[{b.value}]"] = bt.decode
         out[f"backend.prefill[{b.value}]"] = bt.prefill

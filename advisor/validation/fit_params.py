@@ -30,23 +30,22 @@ published runs gets."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
-from numpy.typing import NDArray
 
 from advisor.catalog.convert import to_hardware
 from advisor.catalog.loader import shipped_catalog
-from advisor.core.calibration import Calibration, generation_key, vulkan_generation_key
+from advisor.core.calibration import Calibration, generation_key, vulkan_generation_key, vulkan_vendor
 from advisor.core.calibration import machine_key as chip_key
 from advisor.core.hardware import HardwareClass
 from advisor.core.inputs import attention_unfused, backend_in_use
 from advisor.core.matrix_units import int8_tops_in_use
 from advisor.core.prefill import CPU_INT8_LANES
 from advisor.core.roofline_inputs import quantized
-from advisor.core.terms import CURRENT_ERA, Backend, BackendTerms, BuildEra, Engine, MachineTerms
+from advisor.core.terms import CURRENT_ERA, Backend, BuildEra, Engine
 from advisor.validation.cases import Case
 from advisor.validation.sources import source_of
 
@@ -324,74 +323,19 @@ def prefill_params(train: Sequence[Case], base: Calibration, min_rows: int = MIN
     if sum(c.moe for c in pp if group_of(c) in fitted_all) >= 3:
         params.append(Param("moe_factor", "prefill.moe_factor", fitted_all, "share", 0.5, 0.05, 1.0))
     params += backend_params([c for c in pp if group_of(c) in fitted_all], "prefill")
+    params += vulkan_prefill_params([c for c in pp if group_of(c) in fitted_all])
     return params
 
 
-# --- parameters to calibration -------------------------------------------------------------------
+def vulkan_prefill_params(rows: Sequence[Case]) -> list[Param]:
+    """One prefill factor per GPU vendor whose Vulkan runs come from at least MIN_FACTOR_SOURCES sources,
+    shrunk toward 1 like the backends'."""
 
+    def vendor_of(c: Case) -> str | None:
+        return vulkan_vendor(c.scenario.hardware) if backend_of(c) is Backend.VULKAN else None
 
-def apply_params(base: Calibration, params: Sequence[Param], x: NDArray[np.float64]) -> Calibration:
-    terms = dict(base.terms)
-    backends = dict(base.backends)
-    eras = dict(base.era_token)
-    host_eta, spread, attn_eta = base.host_eta, base.expert_spread, base.unfused_attn_eta
-    fused_eta = base.fused_attn_eta
-    cpu_attn = base.cpu_attn_gbps
-    moe_token = base.moe_token
-    machines = dict(base.machines)
-    generations = dict(base.generations)
-    for p, xi in zip(params, x, strict=True):
-        v = p.value(float(xi))
-        if p.term.startswith("backend.") and p.backend is not None:
-            old = backends.get(p.backend, BackendTerms())
-            backends[p.backend] = replace(old, decode=v) if p.term == "backend.decode" else replace(old, prefill=v)
-            continue
-        if p.term == "era_token" and p.era is not None and p.backend is not None:
-            eras[(p.era, p.backend)] = v
-            continue
-        if p.term == "host_eta":
-            host_eta = v
-            continue
-        if p.term == "expert_spread":
-            spread = v
-            continue
-        if p.term == "unfused_attn_eta":
-            attn_eta = v
-            continue
-        if p.term == "fused_attn_eta":
-            fused_eta = v
-            continue
-        if p.term == "cpu_attn_gbps":
-            cpu_attn = v
-            continue
-        if p.term == "machine" and p.machine is not None:
-            machines[p.machine] = MachineTerms(decode=v)
-            continue
-        if p.term == "generation" and p.machine is not None:
-            generations[p.machine] = MachineTerms(decode=v)
-            continue
-        if p.term == "moe_token":
-            moe_token = v
-            continue
-        part, attr = p.term.split(".")
-        change: dict[str, Any] = {attr: v}
-        for g in p.groups:
-            t = terms[g]
-            if part == "decode":
-                terms[g] = replace(t, decode=replace(t.decode, **change), fitted=True)
-            else:
-                terms[g] = replace(t, prefill=replace(t.prefill, **change), fitted=True)
-    return replace(
-        base,
-        terms=terms,
-        host_eta=host_eta,
-        expert_spread=spread,
-        backends=backends,
-        unfused_attn_eta=attn_eta,
-        fused_attn_eta=fused_eta,
-        cpu_attn_gbps=cpu_attn,
-        era_token=eras,
-        moe_token=moe_token,
-        machines=machines,
-        generations=generations,
-    )
+    seen = sorted(k for k, srcs in _sources_by(rows, vendor_of).items() if len(srcs) >= MIN_FACTOR_SOURCES)
+    return [
+        Param(f"vulkan_prefill[{v}]", "vulkan_prefill", (), "positive", 1.0, 0.1, 10.0, BACKEND_PRIOR_ROWS, machine=v)
+        for v in seen
+    ]

@@ -45,6 +45,7 @@ def calibration_dict(cal: Calibration) -> dict[str, Any]:
         "moe_token": cal.moe_token,
         "machines": {k: asdict(t) for k, t in cal.machines.items()},
         "generations": {k: asdict(t) for k, t in cal.generations.items()},
+        "vulkan_prefill": dict(cal.vulkan_prefill),
         "groups": {
             f"{k.value}/{e.value}": {
                 "fitted": t.fitted,

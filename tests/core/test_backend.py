@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from advisor.core.calibration import CALIBRATION, backend_runs_on, default_backend, resolve_backend
+from advisor.catalog.convert import to_hardware, to_model, to_quant
+from advisor.catalog.loader import shipped_catalog
+from advisor.core.calibration import (
+    CALIBRATION,
+    backend_runs_on,
+    default_backend,
+    resolve_backend,
+    vulkan_vendor,
+)
 from advisor.core.efficiency import Engine, default_eta
 from advisor.core.evaluate import evaluate
 from advisor.core.hardware import Hardware, HardwareClass
@@ -13,6 +21,7 @@ from advisor.core.model import ModelArch
 from advisor.core.quant import Quant
 from advisor.core.scenario import Scenario, Workload
 from advisor.core.terms import Backend, BackendTerms
+from tests.fitted_ranges import VULKAN_PREFILL, within
 
 NV = Hardware(name="NVIDIA GeForce RTX 4090", memory_gb=24, bandwidth_gbps=1008, fp16_tflops=165)
 AMD = Hardware(name="AMD Radeon RX 7900 XTX", memory_gb=24, bandwidth_gbps=960, fp16_tflops=122.8)
@@ -79,7 +88,8 @@ def test_backend_factors_multiply_the_fitted_etas() -> None:
         assert decode_eta(s) == pytest.approx(cls.decode.eta * t.decode * own)
         inp = build_inputs(s)
         assert float(inp.fast_eta) == pytest.approx(cls.decode.eta * t.decode * own * hw.scaling_efficiency)
-        assert float(inp.compute_eta) == pytest.approx(cls.prefill.eta * t.prefill)
+        vulkan = CALIBRATION.vulkan_prefill_factor(hw, backend)
+        assert float(inp.compute_eta) == pytest.approx(cls.prefill.eta * t.prefill * vulkan)
         d = default_eta(hw.kind, Engine.LLAMA_CPP, backend=backend)
         assert d.decode == pytest.approx(cls.decode.eta * t.decode)
     assert CALIBRATION.backends.get(Backend.CUDA, BackendTerms()) == BackendTerms()  # the reference
@@ -116,3 +126,27 @@ def test_the_step_text_names_the_backend_factor() -> None:
     steps = {st.label: st.text for st in evaluate(s).steps}
     assert f"× {t.decode:.2f} Vulkan" in steps["Decode realistic"]
     assert (f"× {t.prefill:.2f} Vulkan" in steps["Prefill"]) == (t.prefill != 1.0)  # a factor of 1 is no factor
+
+
+def test_vulkan_prefill_goes_by_the_gpu_vendor() -> None:
+    """Vulkan's matmuls reach the matrix units through each vendor's own cooperative-matrix extension."""
+    for hw in (NV, AMD, ARC):
+        f = CALIBRATION.vulkan_prefill_factor(hw, Backend.VULKAN)
+        assert f == CALIBRATION.vulkan_prefill.get(vulkan_vendor(hw) or "", 1.0)
+        assert within(f, VULKAN_PREFILL)
+        assert CALIBRATION.vulkan_prefill_factor(hw, default_backend(hw)) == 1.0  # native backends: none
+    assert vulkan_vendor(NV) == "NVIDIA" and vulkan_vendor(ARC) == "Intel" and vulkan_vendor(CUSTOM_D) is None
+    assert CALIBRATION.vulkan_prefill_factor(CUSTOM_D, Backend.VULKAN) == 1.0
+
+
+def test_nvidia_vulkan_prefill_lands_near_its_published_rate() -> None:
+    """llama.cpp#21024: an RTX 3090 under Vulkan prefills Llama 3.1 8B Q4_0 at 4,753 tok/s (pp512), near
+    its CUDA rate: NVIDIA's cooperative matrix 2 reaches the tensor cores."""
+    cat = shipped_catalog()
+    s = Scenario(
+        hardware=to_hardware(cat.hardware["rtx-3090"]),
+        model=to_model(cat.models["llama-3.1-8b"]),
+        quant=to_quant(cat.quants["q4_0"]),
+        workload=Workload(context=512, prompt_tokens=512, backend=Backend.VULKAN),
+    )
+    assert 4753 / 2 < (evaluate(s).prefill_tok_s or 0) < 4753 * 2

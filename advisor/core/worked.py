@@ -189,7 +189,8 @@ def realistic_text(s: Scenario, inp: Inputs, out: Outputs, eta: float) -> str:
         scaled = layers > 0 and layers != T0_LAYERS
         why = [f"{ms(first(inp.token_time))} per {T0_LAYERS:.0f} layers × {layers:.0f} layers"] if scaled else []
         if moe != 1.0:
-            why.append(f"× {moe:.3g} for a mixture of experts: router, top-k and gather kernels")
+            base = [] if scaled else [ms(first(inp.token_time))]  # the dense step's fixed time it multiplies
+            why += [*base, f"× {moe:.3g} for a mixture of experts: router, top-k and gather kernels"]
         if why:
             body += f" ({' '.join(why)})"
         if (sync := first(out.t_sync)) > 0:

@@ -80,7 +80,8 @@ class Param:
     prior_rows: float = 0.0  # > 0: pulled toward `default` like this many rows measured there (same loss)
     backend: Backend | None = None  # for "backend.decode" / "backend.prefill"
     era: BuildEra | None = None  # for "era_token"
-    machine: str | None = None  # for "machine": the catalog hardware name; for "generation": the architecture
+    # for "machine": the catalog hardware name; "generation": the architecture; "vulkan_prefill": the vendor
+    machine: str | None = None
 
     def value(self, x: float) -> float:
         if self.transform == "share":

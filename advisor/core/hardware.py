@@ -103,6 +103,16 @@ class Hardware(Frozen):
         "flight over the memory latency), so few threads cannot reach the memory's bandwidth; "
         "empty: 12.1 GB/s, one server core measured",
     )
+    fp16_acc_speedup: float = Field(
+        1.0,
+        ge=1,
+        le=4,
+        title="FP16-accumulate speedup",
+        json_schema_extra={"unit": "×"},
+        description="How many times the FP16 compute figure (FP32 accumulate) the matrix units run with "
+        "FP16 accumulation: 2 on GeForce cards, 1 where both run at full rate. llama.cpp's CUDA backend "
+        "multiplies F16 weights in prefill with FP16 accumulation",
+    )
     int8_tops: float | None = Field(
         None,
         ge=0.001,

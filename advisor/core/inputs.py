@@ -18,7 +18,7 @@ from advisor.core.calibration import (
 from advisor.core.efficiency import Engine
 from advisor.core.hardware import CORE_READ_GBPS, HardwareClass
 from advisor.core.kv import kv_shape
-from advisor.core.matrix_units import int8_tops_in_use, matrix_tflops_in_use
+from advisor.core.matrix_units import f16_accumulate_gain, int8_tops_in_use, matrix_tflops_in_use
 from advisor.core.measured import model_key
 from advisor.core.model import ModelArch
 from advisor.core.quant import KVPrecision
@@ -334,6 +334,7 @@ def build_inputs(scenario: Scenario, calibration: Calibration | None = None, **o
         host_cap=hw.host_capacity_gb * GB,
         flops=matrix_tflops_in_use(scenario) * TFLOPS * core_share(scenario),
         int8_flops=int8_tops_in_use(scenario) * TFLOPS,
+        f16_gain=f16_accumulate_gain(scenario),
         link_bw=hw.host_link_gbps * GB,
         context=float(w.context),
         hold_tokens=float(w.context + w.output_tokens),

@@ -48,3 +48,20 @@ def int8_tops_in_use(scenario: Scenario) -> float:
     ):
         return 0.0
     return tops
+
+
+def f16_accumulate_gain(scenario: Scenario) -> float:
+    """How many times the FP16 figure F16 weights multiply at in prefill: llama.cpp's CUDA backend hands them
+    to cuBLAS with FP16 accumulation (CUBLAS_COMPUTE_16F; ggml-cuda.cu, ggml_cuda_mul_mat_cublas), which
+    GeForce cards run at twice their FP32-accumulate rate. BF16 weights accumulate in FP32; quantized ones
+    run on the INT8 units. 1 elsewhere."""
+    hw, w, q = scenario.hardware, scenario.workload, scenario.quant
+    if (
+        hw.kind is HardwareClass.CPU
+        or w.engine is not Engine.LLAMA_CPP
+        or resolve_backend(hw, w.backend) is not Backend.CUDA
+        or q.bits_per_weight != 16.0
+        or "BF16" in q.name.upper()
+    ):
+        return 1.0
+    return hw.fp16_acc_speedup

@@ -115,6 +115,8 @@ class Inputs:
     # OP/s and the share of it realized, times compute_eta; 0 runs quantized weights at flops instead
     int8_flops: Num = 0.0
     prefill_int8_eta: Num = 0.0
+    # F16 weights' prefill matmuls at this many times `flops` (FP16 accumulation on GeForce under CUDA: 2)
+    f16_gain: Num = 1.0
     prefill_attn_factor: Num = 1.0  # attention FLOP in prefill cost this many times their count
     prefill_moe_eta: Num = 1.0  # multiplies compute_eta for MoE models
     # the width per query head the attention FLOP count (head_dim; MLA's latent rank): FLOP ÷ 4 ÷ this

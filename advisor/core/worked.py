@@ -295,6 +295,8 @@ def prefill_text(s: Scenario, inp: Inputs, out: Outputs) -> str:
         factors += f" × {first(inp.prefill_int8_eta):.2f} of {num(first(inp.int8_flops) / 1e12)} INT8 TOPS (quantized)"
     elif bool(first(quantized(inp.bytes_per_weight))) and first(inp.prefill_quant_eta) != 1:
         factors += f" × {first(inp.prefill_quant_eta):.2f} quantized"
+    elif first(inp.f16_gain) != 1 and not bool(first(quantized(inp.bytes_per_weight))):
+        factors += f" × {first(inp.f16_gain):g} (FP16 accumulate)"
     if first(inp.expert_bytes) > 0 and first(inp.prefill_moe_eta) != 1:
         factors += f" × {first(inp.prefill_moe_eta):.2f} MoE"
     attn = first(out.prefill_attn_flops)

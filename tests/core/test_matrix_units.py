@@ -1,15 +1,23 @@
-"""Quantized prefill on INT8 matrix units: llama.cpp's MMQ kernels run there under CUDA and ROCm, so a
-card's INT8 rate, not its FP16-with-FP32-accumulate figure, sets how fast it prefills quantized weights."""
+"""Prefill as llama.cpp's kernels reach the matrix units: quantized weights on INT8 units (the MMQ kernels under
+CUDA and ROCm), F16 weights with FP16 accumulation under CUDA, an Arc A-series card under Vulkan on its vector
+engines only. A card's datasheet FP16-with-FP32-accumulate figure alone sets none of these."""
 
 from __future__ import annotations
 
 import pytest
 
+from advisor.catalog.loader import shipped_catalog
 from advisor.core.calibration import CALIBRATION
 from advisor.core.evaluate import evaluate
 from advisor.core.hardware import Hardware, HardwareClass
 from advisor.core.inputs import build_inputs
-from advisor.core.matrix_units import XMX_OVER_VECTOR_FP16, int8_tops_in_use, matrix_tflops_in_use, vector_only
+from advisor.core.matrix_units import (
+    XMX_OVER_VECTOR_FP16,
+    f16_accumulate_gain,
+    int8_tops_in_use,
+    matrix_tflops_in_use,
+    vector_only,
+)
 from advisor.core.model import ModelArch
 from advisor.core.quant import Quant
 from advisor.core.scenario import Scenario, Workload
@@ -84,3 +92,36 @@ def test_vulkan_on_an_arc_a_series_card_prefills_on_its_vector_engines() -> None
         _prefill(ARC_A.model_copy(update={"name": "X"}), backend=Backend.VULKAN),
     )
     assert 1 / XMX_OVER_VECTOR_FP16 - 1e-9 <= vulkan / xmx < 0.5
+
+
+# F16 weights go to cuBLAS with FP16 accumulation under CUDA, which a GeForce card runs at twice its
+# FP32-accumulate figure
+GEFORCE_FP16 = GEFORCE.model_copy(update={"fp16_acc_speedup": 2.0})
+BF16 = Quant(name="BF16", bits_per_weight=16.0)
+
+
+def _scenario(hw: Hardware, quant: Quant, backend: Backend | None = None) -> Scenario:
+    return Scenario(hardware=hw, model=M8, quant=quant, workload=Workload(backend=backend))
+
+
+def test_fp16_accumulation_applies_to_f16_weights_under_cuda_only() -> None:
+    assert f16_accumulate_gain(_scenario(GEFORCE_FP16, F16)) == 2.0
+    assert f16_accumulate_gain(_scenario(GEFORCE_FP16, BF16)) == 1.0  # cuBLAS accumulates BF16 in FP32
+    assert f16_accumulate_gain(_scenario(GEFORCE_FP16, Q4)) == 1.0  # quantized: the INT8 units
+    assert f16_accumulate_gain(_scenario(GEFORCE_FP16, F16, Backend.VULKAN)) == 1.0
+    assert f16_accumulate_gain(_scenario(GEFORCE, F16)) == 1.0  # a card without the faster path
+
+
+def test_fp16_accumulation_speeds_f16_prefill_by_nearly_its_ratio() -> None:
+    fast, slow = _prefill(GEFORCE_FP16, F16), _prefill(GEFORCE, F16)
+    # the weight matmuls are most of an 8B model's prefill at 512 tokens; attention keeps its rate
+    assert 1.6 < fast / slow < 2.0
+    assert _prefill(GEFORCE_FP16, BF16) == pytest.approx(_prefill(GEFORCE, BF16), rel=1e-9)
+    assert _prefill(GEFORCE_FP16, Q4) == pytest.approx(_prefill(GEFORCE, Q4), rel=1e-9)
+    s = _scenario(GEFORCE_FP16, F16)
+    assert "× 2 (FP16 accumulate)" in next(x.text for x in evaluate(s).steps if x.label == "Prefill")
+
+
+def test_the_catalog_marks_geforce_cards_and_only_them() -> None:
+    for hw in shipped_catalog().hardware.values():
+        assert hw.fp16_acc_speedup == (2.0 if "GeForce RTX" in hw.name else 1.0), hw.name

@@ -23,25 +23,25 @@ FITTED_TERMS: dict[tuple[HardwareClass, Engine], ClassTerms] = {
         DecodeTerms(eta=0.809, token_ms=1.8, kv_factor=1.15,
                     dequant_flop=8.38, stream_cost=0.0,
                     band=(0.494, 1.294)),
-        PrefillTerms(eta=0.463, quant_factor=0.949, attn_factor=0.919, moe_factor=0.281, int8_factor=0.42),
+        PrefillTerms(eta=0.464, quant_factor=0.94, attn_factor=0.933, moe_factor=0.282, int8_factor=0.42),
         fitted=True, rows=239),
     (HardwareClass.UNIFIED, Engine.LLAMA_CPP): ClassTerms(
         DecodeTerms(eta=0.89, token_ms=3.72, kv_factor=2.02,
                     dequant_flop=1.74, stream_cost=2.83,
                     band=(0.879, 1.315)),
-        PrefillTerms(eta=0.656, quant_factor=0.839, attn_factor=1.56, moe_factor=0.281, int8_factor=0.389),
+        PrefillTerms(eta=0.655, quant_factor=0.838, attn_factor=1.55, moe_factor=0.282, int8_factor=0.389),
         fitted=True, rows=149),
     (HardwareClass.UNIFIED, Engine.MLX): ClassTerms(
         DecodeTerms(eta=0.923, token_ms=0.747, kv_factor=2.02,
                     dequant_flop=1.74, stream_cost=2.83,
-                    band=(0.883, 1.3)),
+                    band=(0.882, 1.3)),
         PrefillTerms(eta=0.55, quant_factor=1.0, attn_factor=1.0, moe_factor=1.0, int8_factor=0.0),
         fitted=True, rows=10),
     (HardwareClass.CPU, Engine.LLAMA_CPP): ClassTerms(
         DecodeTerms(eta=0.974, token_ms=9.52, kv_factor=1.0,
-                    dequant_flop=0.0116, stream_cost=0.362,
-                    band=(0.746, 1.519)),
-        PrefillTerms(eta=0.992, quant_factor=1.2, attn_factor=13.0, moe_factor=0.281, int8_factor=0.0),
+                    dequant_flop=0.0116, stream_cost=0.361,
+                    band=(0.744, 1.503)),
+        PrefillTerms(eta=0.992, quant_factor=1.2, attn_factor=13.0, moe_factor=0.282, int8_factor=0.0),
         fitted=True, rows=67),
 }
 FITTED_HOST_ETA = 0.574
@@ -56,10 +56,10 @@ FITTED_ERA_TOKEN: dict[tuple[BuildEra, Backend], float] = {
 }
 FITTED_BACKENDS: dict[Backend, BackendTerms] = {
     Backend.CPU: BackendTerms(decode=1.03, prefill=1.1, rows=114),
-    Backend.METAL: BackendTerms(decode=1.01, prefill=1.2, rows=120),
+    Backend.METAL: BackendTerms(decode=1.01, prefill=1.21, rows=120),
     Backend.ROCM: BackendTerms(decode=0.855, prefill=0.787, rows=86),
     Backend.SYCL: BackendTerms(decode=1.01, prefill=0.3, rows=58),
-    Backend.VULKAN: BackendTerms(decode=0.901, prefill=0.795, rows=139),
+    Backend.VULKAN: BackendTerms(decode=0.901, prefill=0.742, rows=139),
 }
 FITTED_MACHINES: dict[str, MachineTerms] = {
     "AMD Radeon AI PRO R9700 @ 640 GB/s": MachineTerms(decode=0.971, rows=23),
@@ -75,9 +75,9 @@ FITTED_MACHINES: dict[str, MachineTerms] = {
     "NVIDIA RTX PRO 6000 Blackwell Workstation Edition @ 1792 GB/s": MachineTerms(decode=1.06, rows=5),
 }
 FITTED_VULKAN_PREFILL: dict[str, float] = {
-    "AMD": 0.769,
-    "Intel": 0.467,
-    "NVIDIA": 2.48,
+    "AMD": 0.827,
+    "Intel": 0.505,
+    "NVIDIA": 1.43,
 }
 FITTED_GENERATIONS: dict[str, MachineTerms] = {
     "AMD CDNA": MachineTerms(decode=0.989, rows=1),

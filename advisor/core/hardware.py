@@ -110,8 +110,8 @@ class Hardware(Frozen):
         title="FP16-accumulate speedup",
         json_schema_extra={"unit": "×"},
         description="How many times the FP16 compute figure (FP32 accumulate) the matrix units run with "
-        "FP16 accumulation: 2 on GeForce cards, 1 where both run at full rate. llama.cpp's CUDA backend "
-        "multiplies F16 weights in prefill with FP16 accumulation",
+        "FP16 accumulation: 2 on GeForce cards, 1 where both run at full rate. llama.cpp's prefill "
+        "accumulates in FP16 for F16 weights under CUDA and for F16 and quantized weights under Vulkan",
     )
     int8_tops: float | None = Field(
         None,

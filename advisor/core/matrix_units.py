@@ -51,17 +51,22 @@ def int8_tops_in_use(scenario: Scenario) -> float:
 
 
 def f16_accumulate_gain(scenario: Scenario) -> float:
-    """How many times the FP16 figure F16 weights multiply at in prefill: llama.cpp's CUDA backend hands them
-    to cuBLAS with FP16 accumulation (CUBLAS_COMPUTE_16F; ggml-cuda.cu, ggml_cuda_mul_mat_cublas), which
-    GeForce cards run at twice their FP32-accumulate rate. BF16 weights accumulate in FP32; quantized ones
-    run on the INT8 units. 1 elsewhere."""
+    """How many times the FP16 figure the weight matmuls of prefill run at where they accumulate in FP16,
+    which GeForce cards run at twice their FP32-accumulate rate (1 elsewhere). llama.cpp's CUDA backend hands
+    F16 weights to cuBLAS with FP16 accumulation (CUBLAS_COMPUTE_16F; ggml-cuda.cu, ggml_cuda_mul_mat_cublas),
+    and quantized ones too where they cannot run on INT8 units; its Vulkan backend multiplies F16 and
+    dequantized tiles with FP16 accumulators wherever the device has them (ggml-vulkan.cpp,
+    ggml_vk_get_mul_mat_mat_f16acc). BF16 and F32 weights accumulate in FP32."""
     hw, w, q = scenario.hardware, scenario.workload, scenario.quant
+    backend = resolve_backend(hw, w.backend)
     if (
         hw.kind is HardwareClass.CPU
         or w.engine is not Engine.LLAMA_CPP
-        or resolve_backend(hw, w.backend) is not Backend.CUDA
-        or q.bits_per_weight != 16.0
+        or backend not in (Backend.CUDA, Backend.VULKAN)
+        or q.bits_per_weight > 16.0
         or "BF16" in q.name.upper()
     ):
         return 1.0
+    if backend is Backend.CUDA and q.bits_per_weight < 16.0 and int8_tops_in_use(scenario) > 0:
+        return 1.0  # the MMQ kernels on INT8 units
     return hw.fp16_acc_speedup

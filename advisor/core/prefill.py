@@ -92,7 +92,8 @@ def prefill_terms(
     quant_eta = np.where(on_int8_units(inp), int8_eta * _a(inp.int8_flops) / _a(inp.flops), _a(inp.prefill_quant_eta))
     matmul_eta = (
         compute_eta
-        * np.where(quantized, quant_eta, _a(inp.f16_gain))
+        * np.where(quantized, quant_eta, 1.0)
+        * _a(inp.f16_gain)
         * np.where(_a(inp.expert_bytes) > 0, _a(inp.prefill_moe_eta), 1.0)
     )
     matmul = 2.0 * _a(inp.active_params)

@@ -115,7 +115,7 @@ class Inputs:
     # OP/s and the share of it realized, times compute_eta; 0 runs quantized weights at flops instead
     int8_flops: Num = 0.0
     prefill_int8_eta: Num = 0.0
-    # F16 weights' prefill matmuls at this many times `flops` (FP16 accumulation on GeForce under CUDA: 2)
+    # prefill's weight matmuls at this many times `flops` where they accumulate in FP16 (GeForce cards: 2)
     f16_gain: Num = 1.0
     prefill_attn_factor: Num = 1.0  # attention FLOP in prefill cost this many times their count
     prefill_moe_eta: Num = 1.0  # multiplies compute_eta for MoE models

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from advisor.core.calibration import BACKEND_LABELS, VULKAN_SUFFIX
+from advisor.core.calibration import BACKEND_LABELS, CALIBRATION, VULKAN_SUFFIX, vulkan_vendor
 from advisor.core.fmt import num
 from advisor.core.inputs import backend_in_use, backend_terms, hardware_factors, host_threads
 from advisor.core.matrix_units import matrix_tflops_in_use, vector_only
@@ -37,10 +37,14 @@ def _backend_factor(s: Scenario, part: str) -> tuple[float, str] | None:
     w = s.workload
     if (w.efficiency if part == "decode" else w.compute_efficiency) is not None:
         return None
+    backend = backend_in_use(s)
     factor = getattr(backend_terms(s), part)
-    if factor == 1.0:
-        return None
-    return factor, f" × {factor:.2f} {BACKEND_LABELS[backend_in_use(s)]}"
+    text = f" × {factor:.2f} {BACKEND_LABELS[backend]}" if factor != 1.0 else ""
+    vendor = CALIBRATION.vulkan_prefill_factor(s.hardware, backend) if part == "prefill" else 1.0
+    if vendor != 1.0:  # prefill under Vulkan: the vendor's cooperative-matrix path has its own
+        factor *= vendor
+        text += f" × {vendor:.2f} {vulkan_vendor(s.hardware)} under Vulkan"
+    return (factor, text) if text else None
 
 
 def _fitted_factor(s: Scenario, terms: MachineTerms, what: str) -> tuple[float, str] | None:
@@ -295,7 +299,7 @@ def prefill_text(s: Scenario, inp: Inputs, out: Outputs) -> str:
         factors += f" × {first(inp.prefill_int8_eta):.2f} of {num(first(inp.int8_flops) / 1e12)} INT8 TOPS (quantized)"
     elif bool(first(quantized(inp.bytes_per_weight))) and first(inp.prefill_quant_eta) != 1:
         factors += f" × {first(inp.prefill_quant_eta):.2f} quantized"
-    elif first(inp.f16_gain) != 1 and not bool(first(quantized(inp.bytes_per_weight))):
+    if first(inp.f16_gain) != 1:
         factors += f" × {first(inp.f16_gain):g} (FP16 accumulate)"
     if first(inp.expert_bytes) > 0 and first(inp.prefill_moe_eta) != 1:
         factors += f" × {first(inp.prefill_moe_eta):.2f} MoE"

@@ -104,12 +104,18 @@ def _scenario(hw: Hardware, quant: Quant, backend: Backend | None = None) -> Sce
     return Scenario(hardware=hw, model=M8, quant=quant, workload=Workload(backend=backend))
 
 
-def test_fp16_accumulation_applies_to_f16_weights_under_cuda_only() -> None:
+def test_fp16_accumulation_applies_where_the_kernels_accumulate_in_fp16() -> None:
+    # CUDA: F16 weights through cuBLAS; quantized ones on the INT8 units, or through cuBLAS without them
     assert f16_accumulate_gain(_scenario(GEFORCE_FP16, F16)) == 2.0
     assert f16_accumulate_gain(_scenario(GEFORCE_FP16, BF16)) == 1.0  # cuBLAS accumulates BF16 in FP32
-    assert f16_accumulate_gain(_scenario(GEFORCE_FP16, Q4)) == 1.0  # quantized: the INT8 units
-    assert f16_accumulate_gain(_scenario(GEFORCE_FP16, F16, Backend.VULKAN)) == 1.0
+    assert f16_accumulate_gain(_scenario(GEFORCE_FP16, Q4)) == 1.0
+    assert f16_accumulate_gain(_scenario(GEFORCE_FP16.model_copy(update={"int8_tops": None}), Q4)) == 2.0
+    # Vulkan: F16 and dequantized tiles on FP16 accumulators
+    assert f16_accumulate_gain(_scenario(GEFORCE_FP16, F16, Backend.VULKAN)) == 2.0
+    assert f16_accumulate_gain(_scenario(GEFORCE_FP16, Q4, Backend.VULKAN)) == 2.0
+    assert f16_accumulate_gain(_scenario(GEFORCE_FP16, BF16, Backend.VULKAN)) == 1.0
     assert f16_accumulate_gain(_scenario(GEFORCE, F16)) == 1.0  # a card without the faster path
+    assert f16_accumulate_gain(_scenario(GEFORCE, Q4, Backend.VULKAN)) == 1.0
 
 
 def test_fp16_accumulation_speeds_f16_prefill_by_nearly_its_ratio() -> None:
@@ -118,6 +124,8 @@ def test_fp16_accumulation_speeds_f16_prefill_by_nearly_its_ratio() -> None:
     assert 1.6 < fast / slow < 2.0
     assert _prefill(GEFORCE_FP16, BF16) == pytest.approx(_prefill(GEFORCE, BF16), rel=1e-9)
     assert _prefill(GEFORCE_FP16, Q4) == pytest.approx(_prefill(GEFORCE, Q4), rel=1e-9)
+    vk_fast, vk_slow = _prefill(GEFORCE_FP16, Q4, Backend.VULKAN), _prefill(GEFORCE, Q4, Backend.VULKAN)
+    assert 1.6 < vk_fast / vk_slow < 2.0
     s = _scenario(GEFORCE_FP16, F16)
     assert "× 2 (FP16 accumulate)" in next(x.text for x in evaluate(s).steps if x.label == "Prefill")
 

@@ -20,90 +20,91 @@ from advisor.core.terms import (
 
 FITTED_TERMS: dict[tuple[HardwareClass, Engine], ClassTerms] = {
     (HardwareClass.DISCRETE_GPU, Engine.LLAMA_CPP): ClassTerms(
-        DecodeTerms(eta=0.809, token_ms=1.8, kv_factor=1.15,
-                    dequant_flop=8.38, stream_cost=0.0,
-                    band=(0.494, 1.294)),
-        PrefillTerms(eta=0.464, quant_factor=0.94, attn_factor=0.933, moe_factor=0.282, int8_factor=0.42),
-        fitted=True, rows=239),
+        DecodeTerms(eta=0.794, token_ms=1.81, kv_factor=1.16,
+                    dequant_flop=6.53, stream_cost=0.0,
+                    band=(0.507, 1.316)),
+        PrefillTerms(eta=0.421, quant_factor=0.996, attn_factor=0.845, moe_factor=0.281, int8_factor=0.459),
+        fitted=True, rows=240),
     (HardwareClass.UNIFIED, Engine.LLAMA_CPP): ClassTerms(
-        DecodeTerms(eta=0.89, token_ms=3.72, kv_factor=2.02,
-                    dequant_flop=1.74, stream_cost=2.83,
-                    band=(0.879, 1.315)),
-        PrefillTerms(eta=0.655, quant_factor=0.838, attn_factor=1.55, moe_factor=0.282, int8_factor=0.389),
+        DecodeTerms(eta=0.889, token_ms=3.72, kv_factor=2.02,
+                    dequant_flop=1.75, stream_cost=2.84,
+                    band=(0.882, 1.289)),
+        PrefillTerms(eta=0.649, quant_factor=0.837, attn_factor=1.56, moe_factor=0.281, int8_factor=0.397),
         fitted=True, rows=149),
     (HardwareClass.UNIFIED, Engine.MLX): ClassTerms(
-        DecodeTerms(eta=0.923, token_ms=0.747, kv_factor=2.02,
-                    dequant_flop=1.74, stream_cost=2.83,
-                    band=(0.882, 1.3)),
+        DecodeTerms(eta=0.923, token_ms=0.745, kv_factor=2.02,
+                    dequant_flop=1.75, stream_cost=2.84,
+                    band=(0.886, 1.284)),
         PrefillTerms(eta=0.55, quant_factor=1.0, attn_factor=1.0, moe_factor=1.0, int8_factor=0.0),
         fitted=True, rows=10),
     (HardwareClass.CPU, Engine.LLAMA_CPP): ClassTerms(
-        DecodeTerms(eta=0.974, token_ms=9.52, kv_factor=1.0,
-                    dequant_flop=0.0116, stream_cost=0.361,
-                    band=(0.744, 1.503)),
-        PrefillTerms(eta=0.992, quant_factor=1.2, attn_factor=13.0, moe_factor=0.282, int8_factor=0.0),
+        DecodeTerms(eta=0.976, token_ms=9.61, kv_factor=1.0,
+                    dequant_flop=0.0117, stream_cost=0.357,
+                    band=(0.754, 1.501)),
+        PrefillTerms(eta=0.99, quant_factor=1.21, attn_factor=12.5, moe_factor=0.281, int8_factor=0.0),
         fitted=True, rows=67),
 }
 FITTED_HOST_ETA = 0.574
 FITTED_EXPERT_SPREAD = 0.776
-FITTED_UNFUSED_ATTN_ETA = 0.0128
+FITTED_UNFUSED_ATTN_ETA = 0.0126
 FITTED_FUSED_ATTN_ETA = 0.0978
-FITTED_CPU_ATTN_GBPS = 1.71
-FITTED_MOE_TOKEN = 1.58
+FITTED_CPU_ATTN_GBPS = 1.7
+FITTED_MOE_TOKEN = 1.59
 FITTED_ERA_TOKEN: dict[tuple[BuildEra, Backend], float] = {
-    (BuildEra.MAY_TO_DEC_2024, Backend.METAL): 1.98,
+    (BuildEra.BEFORE_2024_05, Backend.CUDA): 1.74,
+    (BuildEra.MAY_TO_DEC_2024, Backend.METAL): 1.97,
     (BuildEra.MAY_TO_DEC_2024, Backend.CPU): 1.0,
 }
 FITTED_BACKENDS: dict[Backend, BackendTerms] = {
-    Backend.CPU: BackendTerms(decode=1.03, prefill=1.1, rows=114),
-    Backend.METAL: BackendTerms(decode=1.01, prefill=1.21, rows=120),
-    Backend.ROCM: BackendTerms(decode=0.855, prefill=0.787, rows=86),
+    Backend.CPU: BackendTerms(decode=1.02, prefill=1.09, rows=114),
+    Backend.METAL: BackendTerms(decode=1.01, prefill=1.22, rows=120),
+    Backend.ROCM: BackendTerms(decode=0.859, prefill=0.795, rows=86),
     Backend.SYCL: BackendTerms(decode=1.01, prefill=0.3, rows=58),
-    Backend.VULKAN: BackendTerms(decode=0.901, prefill=0.742, rows=139),
+    Backend.VULKAN: BackendTerms(decode=0.899, prefill=0.759, rows=139),
 }
 FITTED_MACHINES: dict[str, MachineTerms] = {
-    "AMD Radeon AI PRO R9700 @ 640 GB/s": MachineTerms(decode=0.971, rows=23),
+    "AMD Radeon AI PRO R9700 @ 640 GB/s": MachineTerms(decode=0.975, rows=23),
     "AMD Radeon RX 7900 XTX @ 960 GB/s": MachineTerms(decode=0.937, rows=3),
     "AMD Ryzen AI Max+ 395 (Strix Halo) @ 256 GB/s": MachineTerms(decode=0.972, rows=24),
     "Desktop Ryzen 9 7950X, dual-channel DDR5 at/s theoretical (ikawrakow's test system) @ 64 GB/s":
-        MachineTerms(decode=1.0, rows=15),
-    "Intel Arc Pro B70 @ 608 GB/s": MachineTerms(decode=0.975, rows=37),
+        MachineTerms(decode=1.01, rows=15),
+    "Intel Arc Pro B70 @ 608 GB/s": MachineTerms(decode=0.977, rows=37),
     "NVIDIA GeForce RTX 2080 @ 448 GB/s": MachineTerms(decode=1.01, rows=14),
-    "NVIDIA GeForce RTX 3090 @ 936 GB/s": MachineTerms(decode=0.986, rows=32),
-    "NVIDIA GeForce RTX 4090 @ 1008 GB/s": MachineTerms(decode=1.04, rows=50),
+    "NVIDIA GeForce RTX 3090 @ 936 GB/s": MachineTerms(decode=1.02, rows=32),
+    "NVIDIA GeForce RTX 4090 @ 1008 GB/s": MachineTerms(decode=1.05, rows=50),
     "NVIDIA GeForce RTX 5090 @ 1792 GB/s": MachineTerms(decode=1.03, rows=5),
-    "NVIDIA RTX PRO 6000 Blackwell Workstation Edition @ 1792 GB/s": MachineTerms(decode=1.06, rows=5),
+    "NVIDIA RTX PRO 6000 Blackwell Workstation Edition @ 1792 GB/s": MachineTerms(decode=1.07, rows=5),
 }
 FITTED_VULKAN_PREFILL: dict[str, float] = {
-    "AMD": 0.827,
-    "Intel": 0.505,
-    "NVIDIA": 1.43,
+    "AMD": 0.835,
+    "Intel": 0.512,
+    "NVIDIA": 1.46,
 }
 FITTED_GENERATIONS: dict[str, MachineTerms] = {
     "AMD CDNA": MachineTerms(decode=0.989, rows=1),
-    "AMD GCN 5": MachineTerms(decode=0.817, rows=6),
+    "AMD GCN 5": MachineTerms(decode=0.819, rows=6),
     "AMD RDNA 2": MachineTerms(decode=1.06, rows=1),
     "AMD RDNA 3": MachineTerms(decode=1.09, rows=51),
-    "AMD RDNA 3 under Vulkan": MachineTerms(decode=1.07, rows=36),
-    "AMD RDNA 4": MachineTerms(decode=1.14, rows=26),
+    "AMD RDNA 3 under Vulkan": MachineTerms(decode=1.08, rows=36),
+    "AMD RDNA 4": MachineTerms(decode=1.15, rows=26),
     "AMD RDNA 4 under Vulkan": MachineTerms(decode=1.13, rows=7),
-    "Apple M1": MachineTerms(decode=0.929, rows=14),
-    "Apple M2": MachineTerms(decode=1.03, rows=52),
+    "Apple M1": MachineTerms(decode=0.93, rows=14),
+    "Apple M2": MachineTerms(decode=1.04, rows=52),
     "Apple M3": MachineTerms(decode=1.09, rows=10),
-    "Apple M4": MachineTerms(decode=0.966, rows=11),
-    "Intel Alchemist": MachineTerms(decode=0.332, rows=9),
-    "Intel Battlemage": MachineTerms(decode=0.803, rows=38),
-    "Intel Battlemage under Vulkan": MachineTerms(decode=0.55, rows=14),
-    "NVIDIA Ada": MachineTerms(decode=1.14, rows=58),
-    "NVIDIA Ampere": MachineTerms(decode=1.04, rows=41),
-    "NVIDIA Ampere under Vulkan": MachineTerms(decode=0.982, rows=9),
-    "NVIDIA Blackwell": MachineTerms(decode=1.17, rows=62),
+    "Apple M4": MachineTerms(decode=0.967, rows=11),
+    "Intel Alchemist": MachineTerms(decode=0.337, rows=9),
+    "Intel Battlemage": MachineTerms(decode=0.809, rows=38),
+    "Intel Battlemage under Vulkan": MachineTerms(decode=0.557, rows=14),
+    "NVIDIA Ada": MachineTerms(decode=1.16, rows=58),
+    "NVIDIA Ampere": MachineTerms(decode=1.01, rows=42),
+    "NVIDIA Ampere under Vulkan": MachineTerms(decode=0.975, rows=9),
+    "NVIDIA Blackwell": MachineTerms(decode=1.18, rows=62),
     "NVIDIA Hopper": MachineTerms(decode=0.976, rows=1),
-    "NVIDIA Pascal": MachineTerms(decode=1.04, rows=2),
+    "NVIDIA Pascal": MachineTerms(decode=1.05, rows=2),
     "NVIDIA Turing": MachineTerms(decode=1.03, rows=15),
 }
 FITTED_NOTES: tuple[str, ...] = (
-    "fitted on 465 decode + 345 prefill rows, the training part of the 1151 usable measurements"
+    "fitted on 466 decode + 351 prefill rows, the training part of the 1161 usable measurements"
     " (80 rows marked excluded in the file are left out)",
     "backend factors: CUDA is the reference (1.0); the others are pulled toward 1 as if by 4 "
     "extra rows at 1.0",

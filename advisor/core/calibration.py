@@ -114,36 +114,7 @@ from advisor.core.fitted import (
     FITTED_VULKAN_PREFILL,
 )
 from advisor.core.hardware import Hardware, HardwareClass
-from advisor.core.hardware_keys import (
-    BACKEND_LABELS as BACKEND_LABELS,
-)
-from advisor.core.hardware_keys import (
-    VULKAN_SUFFIX as VULKAN_SUFFIX,
-)
-from advisor.core.hardware_keys import (
-    backend_runs_on as backend_runs_on,
-)
-from advisor.core.hardware_keys import (
-    default_backend as default_backend,
-)
-from advisor.core.hardware_keys import (
-    generation_key as generation_key,
-)
-from advisor.core.hardware_keys import (
-    hardware_vendor as hardware_vendor,
-)
-from advisor.core.hardware_keys import (
-    machine_key as machine_key,
-)
-from advisor.core.hardware_keys import (
-    resolve_backend as resolve_backend,
-)
-from advisor.core.hardware_keys import (
-    vulkan_generation_key as vulkan_generation_key,
-)
-from advisor.core.hardware_keys import (
-    vulkan_vendor as vulkan_vendor,
-)
+from advisor.core.hardware_keys import generation_key, machine_key, vulkan_generation_key, vulkan_vendor
 from advisor.core.terms import (
     NO_BACKEND_TERMS,
     NO_MACHINE_TERMS,

@@ -10,15 +10,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from advisor.core.calibration import (
-    BACKEND_LABELS,
-    CALIBRATION,
-    Calibration,
-    default_backend,
-    resolve_backend,
-    terms_for,
-)
+from advisor.core.calibration import CALIBRATION, Calibration, terms_for
 from advisor.core.hardware import Hardware, HardwareClass
+from advisor.core.hardware_keys import BACKEND_LABELS, default_backend, resolve_backend
 from advisor.core.terms import Backend, Engine
 
 __all__ = [

@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from advisor.core.calibration import BACKEND_LABELS
 from advisor.core.feel import FEEL_TEXT, feel
 from advisor.core.fmt import num
+from advisor.core.hardware_keys import BACKEND_LABELS
 from advisor.core.inputs import backend_in_use, band_runs, build_inputs, decode_band, decode_eta, realistic_band
 from advisor.core.placement_words import placement_notes, placement_of, spill_text
 from advisor.core.result import Result, Step, StepTimes

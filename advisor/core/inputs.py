@@ -7,16 +7,10 @@ from typing import Any
 
 import numpy as np
 
-from advisor.core.calibration import (
-    CALIBRATION,
-    Calibration,
-    generation_key,
-    resolve_backend,
-    terms_for,
-    vulkan_generation_key,
-)
+from advisor.core.calibration import CALIBRATION, Calibration, terms_for
 from advisor.core.efficiency import Engine
 from advisor.core.hardware import CORE_READ_GBPS, HardwareClass
+from advisor.core.hardware_keys import generation_key, resolve_backend, vulkan_generation_key
 from advisor.core.kv import kv_shape
 from advisor.core.matrix_units import f16_accumulate_gain, int8_tops_in_use, matrix_tflops_in_use
 from advisor.core.measured import model_key
@@ -66,7 +60,7 @@ def unread_embedding_params(model: ModelArch) -> float:
 
 def backend_in_use(scenario: Scenario) -> Backend:
     """The llama.cpp backend the scenario runs: the chosen one where it runs on the hardware, else the
-    usual one for the hardware (advisor.core.calibration.default_backend)."""
+    usual one for the hardware (advisor.core.hardware_keys.default_backend)."""
     return resolve_backend(scenario.hardware, scenario.workload.backend)
 
 

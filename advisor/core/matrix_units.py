@@ -3,9 +3,9 @@ INT8 ones llama.cpp's quantized matmul kernels use, or only the vector ALUs."""
 
 from __future__ import annotations
 
-from advisor.core.calibration import generation_key, resolve_backend
 from advisor.core.efficiency import Engine
 from advisor.core.hardware import HardwareClass
+from advisor.core.hardware_keys import generation_key, resolve_backend
 from advisor.core.scenario import Scenario
 from advisor.core.terms import Backend
 

@@ -16,9 +16,9 @@ from typing import Literal
 from pydantic import Field
 
 from advisor.core.base import Frozen
-from advisor.core.calibration import BACKEND_LABELS
 from advisor.core.curves import Axis
 from advisor.core.fmt import num
+from advisor.core.hardware_keys import BACKEND_LABELS
 from advisor.core.scenario import Scenario
 from advisor.core.terms import Backend, Engine
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from advisor.core.calibration import BACKEND_LABELS, CALIBRATION, VULKAN_SUFFIX, vulkan_vendor
+from advisor.core.calibration import CALIBRATION
 from advisor.core.fmt import num
+from advisor.core.hardware_keys import BACKEND_LABELS, VULKAN_SUFFIX, vulkan_vendor
 from advisor.core.inputs import backend_in_use, backend_terms, hardware_factors, host_threads
 from advisor.core.matrix_units import matrix_tflops_in_use, vector_only
 from advisor.core.prefill import PREFILL_UBATCH, SCORE_BYTES, on_int8_units

@@ -22,8 +22,9 @@ from advisor.catalog.accuracy import shipped_source_validation
 from advisor.catalog.convert import to_hardware
 from advisor.catalog.loader import Catalog
 from advisor.core.accuracy import SourceValidation
-from advisor.core.calibration import BACKEND_LABELS, CALIBRATION, Calibration, generation_key, machine_key
+from advisor.core.calibration import CALIBRATION, Calibration
 from advisor.core.hardware import HARDWARE_CLASS_LABELS
+from advisor.core.hardware_keys import BACKEND_LABELS, generation_key, machine_key
 from advisor.core.published import HeldOutFigure, all_records
 from advisor.ui.screen import fit_to_screen
 

@@ -18,7 +18,8 @@ from typing import Any
 from advisor.catalog.accuracy import shipped_source_validation
 from advisor.catalog.convert import to_hardware
 from advisor.catalog.loader import Catalog
-from advisor.core.calibration import Calibration, generation_key, machine_key
+from advisor.core.calibration import Calibration
+from advisor.core.hardware_keys import generation_key, machine_key
 from advisor.core.published import MachineEntry, all_records
 from advisor.validation.data import DataSet
 from advisor.validation.docs_sources import source_section

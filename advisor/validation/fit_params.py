@@ -16,7 +16,7 @@ synchronization, which older builds paid more of), with the weak pull toward 1 t
 (ERA_PRIOR_ROWS). t₀ is then the current era's, the one the app uses; rows whose source does not
 date the build count as current.
 
-Generations: each GPU architecture (calibration.generation_key: Apple M1…M4, NVIDIA Ampere/Ada/Blackwell,
+Generations: each GPU architecture (hardware_keys.generation_key: Apple M1…M4, NVIDIA Ampere/Ada/Blackwell,
 AMD RDNA 2/3/4, ...) with training decode rows gets a factor on η (GENERATION_PRIOR_ROWS pseudo-rows at
 1.0 behind it), what the runs say about that architecture beyond its class and backend. A chip without runs
 of its own then borrows it; cross-validation by configuration tests exactly that.
@@ -38,9 +38,10 @@ import numpy as np
 
 from advisor.catalog.convert import to_hardware
 from advisor.catalog.loader import shipped_catalog
-from advisor.core.calibration import Calibration, generation_key, vulkan_generation_key, vulkan_vendor
-from advisor.core.calibration import machine_key as chip_key
+from advisor.core.calibration import Calibration
 from advisor.core.hardware import HardwareClass
+from advisor.core.hardware_keys import generation_key, vulkan_generation_key, vulkan_vendor
+from advisor.core.hardware_keys import machine_key as chip_key
 from advisor.core.inputs import attention_unfused, backend_in_use
 from advisor.core.matrix_units import int8_tops_in_use
 from advisor.core.prefill import CPU_INT8_LANES
@@ -162,7 +163,7 @@ def catalog_chips() -> frozenset[str]:
 
 
 def catalog_chip(c: Case) -> str | None:
-    """The catalog chip a row ran on (calibration.machine_key), None for a chip no catalog entry has
+    """The catalog chip a row ran on (hardware_keys.machine_key), None for a chip no catalog entry has
     (a hardware_specs.csv line of another chip): the app can only apply a factor to a chip a user can
     pick. A specs line of a catalog chip with another memory size counts for that chip."""
     key = chip_key(c.scenario.hardware)

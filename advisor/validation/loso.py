@@ -25,8 +25,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from advisor.core.calibration import hardware_vendor
 from advisor.core.hardware import HardwareClass
+from advisor.core.hardware_keys import hardware_vendor
 from advisor.core.roofline import solve
 from advisor.validation import fit as _fit
 from advisor.validation.cases import Case

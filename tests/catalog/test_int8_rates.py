@@ -7,7 +7,7 @@ import pytest
 
 from advisor.catalog.loader import Catalog, load_shipped
 from advisor.catalog.schema import HardwareEntry
-from advisor.core.calibration import generation_key
+from advisor.core.hardware_keys import generation_key
 
 # NVIDIA generations with INT8 tensor cores (Volta's tensor cores have no INT8 mode, Pascal none at all)
 _INT8_TENSOR_NVIDIA = {"NVIDIA Turing", "NVIDIA Ampere", "NVIDIA Ada", "NVIDIA Hopper", "NVIDIA Blackwell"}

@@ -6,16 +6,11 @@ import pytest
 
 from advisor.catalog.convert import to_hardware, to_model, to_quant
 from advisor.catalog.loader import shipped_catalog
-from advisor.core.calibration import (
-    CALIBRATION,
-    backend_runs_on,
-    default_backend,
-    resolve_backend,
-    vulkan_vendor,
-)
+from advisor.core.calibration import CALIBRATION
 from advisor.core.efficiency import Engine, default_eta
 from advisor.core.evaluate import evaluate
 from advisor.core.hardware import Hardware, HardwareClass
+from advisor.core.hardware_keys import backend_runs_on, default_backend, resolve_backend, vulkan_vendor
 from advisor.core.inputs import backend_in_use, backend_terms, build_inputs, decode_eta
 from advisor.core.model import ModelArch
 from advisor.core.quant import Quant

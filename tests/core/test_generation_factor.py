@@ -9,9 +9,10 @@ import pytest
 
 from advisor.catalog.convert import to_hardware
 from advisor.catalog.loader import shipped_catalog
-from advisor.core.calibration import CALIBRATION, generation_key
+from advisor.core.calibration import CALIBRATION
 from advisor.core.evaluate import evaluate
 from advisor.core.hardware import Hardware, HardwareClass
+from advisor.core.hardware_keys import generation_key
 from advisor.core.inputs import backend_terms, decode_eta, generation_terms, machine_terms, terms_for
 from advisor.core.model import ModelArch
 from advisor.core.quant import Quant
@@ -118,7 +119,7 @@ def test_a_calibration_without_generations_leaves_eta_alone() -> None:
 
 
 def test_an_architecture_under_vulkan_carries_its_own_factor() -> None:
-    from advisor.core.calibration import VULKAN_SUFFIX, vulkan_generation_key
+    from advisor.core.hardware_keys import VULKAN_SUFFIX, vulkan_generation_key
     from advisor.core.terms import Backend
 
     fitted = [k for k in CALIBRATION.generations if k.endswith(VULKAN_SUFFIX)]

@@ -8,8 +8,9 @@ import pytest
 
 from advisor.catalog.convert import to_hardware
 from advisor.catalog.loader import shipped_catalog
-from advisor.core.calibration import CALIBRATION, machine_key
+from advisor.core.calibration import CALIBRATION
 from advisor.core.evaluate import evaluate
+from advisor.core.hardware_keys import machine_key
 from advisor.core.inputs import backend_terms, decode_eta, machine_terms, terms_for
 from advisor.core.model import ModelArch
 from advisor.core.quant import Quant

@@ -192,7 +192,7 @@ def test_machine_factors_are_recovered_and_shrunk(cases: list) -> None:
     assert {k for k in chips if len(sources(k)) >= MIN_FACTOR_SOURCES} == set(got.machines)
     # a hardware_specs.csv line of a catalog chip (an RTX 4080 in a stated host) counts for that chip;
     # one of a chip no catalog entry has (an M1 with a 7-core GPU, a Radeon Pro 5600M) gets nothing
-    from advisor.core.calibration import machine_key as chip_key
+    from advisor.core.hardware_keys import machine_key as chip_key
 
     spec_rows = [c for c in cases if c.test == "tg" and not c.row.hardware_id]
     assert any(catalog_chip(c) == "Apple M3 Max (40-core GPU) @ 400 GB/s" for c in spec_rows)
@@ -205,7 +205,7 @@ def test_generation_factors_are_recovered(cases: list) -> None:
     """Rows of one GPU architecture measured slower give the architecture's factor back (mostly through
     it, not through each chip's own), and a chip without runs of its own, known to the fit only by its
     architecture, gets it."""
-    from advisor.core.calibration import generation_key
+    from advisor.core.hardware_keys import generation_key
     from advisor.core.terms import MachineTerms
 
     truth = replace(KNOWN, generations={"NVIDIA Ada": MachineTerms(decode=0.8)})

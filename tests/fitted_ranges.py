@@ -10,8 +10,8 @@ TOKEN_MS = (0.05, 10.0)  # t₀: fixed time per step (kernel launches, sampling)
 KV_FACTOR = (0.3, 3.0)  # the cache's read cost over its bytes at the weights' rate
 STREAM_COST_MAX = 30.0  # an extra stream's matmuls over their time at the FP16 peak (0 allowed: batching free)
 DEQUANT_FLOP_MAX = 50.0  # FLOP per weight to unpack a quantized weight (0 allowed)
-# a backend's, GPU architecture's or machine's factor on η; as low as a quarter: llama.cpp on Intel's
-# Alchemist cards realizes about a third of what its class's η says of the other vendors' cards
+# a backend's, GPU architecture's or machine's factor on η; as low as about half: llama.cpp under Vulkan on
+# Intel's Battlemage cards realizes a little over half of what its class's η says of the other vendors'
 FACTOR = (0.25, 1.5)
 PREFILL_FACTOR = (0.05, 5.0)  # prefill's factors on quantized weights and experts
 # Vulkan's prefill factor for a GPU vendor over the Vulkan backend's own: the vendors' cooperative-matrix
@@ -28,6 +28,9 @@ UNFUSED_ATTN_ETA = (0.003, 0.2)  # share of the FP16 peak attention realizes as 
 # share of the FP16 peak a fused decode attention kernel's arithmetic realizes: above the separate
 # kernels' (no scores through memory), far below a GEMM's (one query row per head and step)
 FUSED_ATTN_ETA = (0.02, 0.5)
+# decode η's share where SYCL reads weights from the plain block layout, no reordered kernel: a reordered
+# kernel decoded Q2_K 1.5-1.9x faster (llama.cpp PR #26336), so well below 1, not a tenth
+SYCL_PLAIN_ETA = (0.2, 0.9)
 CPU_ATTN_GBPS = (0.2, 10.0)  # GB/s of KV cache one CPU thread attends over: far below its DRAM read
 # the 10th / 90th percentile of measured ÷ model, by source: a class whose rows come from two sources
 # (CPU only) meets a wide spread

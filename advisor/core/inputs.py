@@ -19,6 +19,7 @@ from advisor.core.quant import KVPrecision
 from advisor.core.roofline import Inputs, Num
 from advisor.core.scenario import Scenario
 from advisor.core.shape import fixed_time_scale, model_layers, with_typical_shape
+from advisor.core.sycl_layout import layout_factor
 from advisor.core.terms import Backend, BackendTerms, ClassTerms, MachineTerms
 from advisor.core.units import BILLION, GB, TFLOPS
 
@@ -104,9 +105,9 @@ def decode_eta(scenario: Scenario, calibration: Calibration | None = None) -> fl
     w, own = scenario.workload, scenario.hardware.measured
     if w.efficiency is not None:
         return w.efficiency
-    eta = (calibration or CALIBRATION).decode_eta(
-        scenario.hardware.kind, w.engine, backend_in_use(scenario), scenario.hardware
-    )
+    cal = calibration or CALIBRATION
+    eta = cal.decode_eta(scenario.hardware.kind, w.engine, backend_in_use(scenario), scenario.hardware)
+    eta *= layout_factor(scenario, cal)
     # the user's calibration scales the fitted η; no memory delivers more than its datasheet figure
     return min(eta * own.decode_factor_for(scenario_model_key(scenario)), 1.0) if own is not None else eta
 

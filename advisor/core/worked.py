@@ -16,6 +16,7 @@ from advisor.core.prefill import PREFILL_UBATCH, SCORE_BYTES, on_int8_units
 from advisor.core.roofline import OFFLOAD_MIN_BATCH, Inputs, Outputs
 from advisor.core.roofline_inputs import T0_LAYERS, quantized
 from advisor.core.scenario import Scenario
+from advisor.core.sycl_layout import layout_factor, scenario_type
 from advisor.core.terms import MachineTerms
 from advisor.core.units import GB, MS_PER_S
 
@@ -74,9 +75,20 @@ def _hardware_factors(s: Scenario) -> list[tuple[float, str]]:
     return [f for f in found if f is not None]
 
 
+def _layout_factor(s: Scenario) -> list[tuple[float, str]]:
+    """[(0.45, " × 0.45 SYCL plain block layout (no reordered IQ4_NL kernel)")] where SYCL decodes the
+    weights without a reordered kernel (advisor.core.sycl_layout), else []."""
+    factor = layout_factor(s, CALIBRATION)
+    if s.workload.efficiency is not None or factor == 1.0:
+        return []
+    experts = " experts" if (s.model.experts or 0) > 1 else ""
+    return [(factor, f" × {factor:.2f} SYCL plain block layout (no reordered {scenario_type(s)}{experts} kernel)")]
+
+
 def _eta_text(s: Scenario, eta: float) -> str:
     """ "η 0.84 × 1.06 NVIDIA Ada architecture (…)": the class's η, then each factor it carries."""
     factors = ([b] if (b := _backend_factor(s, "decode")) is not None else []) + _hardware_factors(s)
+    factors += _layout_factor(s)
     class_eta = eta
     for value, _ in factors:
         class_eta /= value

@@ -223,6 +223,8 @@ def _terms_section(report: dict[str, Any]) -> list[str]:
         "arithmetic runs at in decode (the kernel takes the longer of that and its cache read);",
         f"- m = {_g(cal['moe_token'])}: a mixture-of-experts model's fixed time per step is m × t₀ (llama.cpp);",
         f"- γ = {_g(cal['expert_spread'])}: B streams read the experts of B^γ independent tokens;",
+        f"- s_SYCL = {_g(cal.get('sycl_plain_eta', 1.0))}: decode η's factor where llama.cpp's SYCL backend reads "
+        "the weights from the plain block layout, no reordered kernel for their type (advisor.core.sycl_layout);",
         f"- η_host = {_g(cal['host_eta'])}: the share of host-RAM bandwidth offloaded weights are read at "
         "(a prior: too few clean rows to fit it);",
         f"- e = {eras or 'none'}: an older llama.cpp build's fixed time is e × t₀ (the fit only: the app "

@@ -32,6 +32,7 @@ from advisor.validation.fit_params import (
     Group,
     Param,
     backend_of,
+    case_layout,
     catalog_chip,
     decode_params,
     era_order,
@@ -83,7 +84,7 @@ def _field_arrays(cases: Sequence[Case], cal: Calibration) -> dict[str, Any]:
     speedup = np.array([c.scenario.hardware.speedup for c in cases], dtype=float)
     bt = [cal.backend(c.engine, b) if (b := backend_of(c)) is not None else BackendTerms() for c in cases]
     era = np.array([cal.token_factor(c.engine, c.era, backend_of(c)) for c in cases], dtype=float)
-    machine = np.array([cal.hardware_factor(c.scenario.hardware, backend_of(c)) for c in cases], dtype=float)
+    machine = np.array([cal.hardware_factor(c.scenario.hardware, backend_of(c)) * case_layout(c, cal) for c in cases])
     vulkan = np.array([cal.vulkan_prefill_factor(c.scenario.hardware, backend_of(c)) for c in cases], dtype=float)
     fields = calibrated_fields(
         a(lambda t: t.decode.eta) * machine,
@@ -280,6 +281,7 @@ def _tidy(cal: Calibration) -> Calibration:
         cpu_attn_gbps=float(f"{cal.cpu_attn_gbps:.3g}"),
         era_token={e: float(f"{v:.3g}") for e, v in cal.era_token.items()},
         moe_token=float(f"{cal.moe_token:.3g}"),
+        sycl_plain_eta=float(f"{cal.sycl_plain_eta:.3g}"),
         machines={k: replace(t, decode=float(f"{t.decode:.3g}")) for k, t in cal.machines.items()},
         generations={k: replace(t, decode=float(f"{t.decode:.3g}")) for k, t in cal.generations.items()},
         vulkan_prefill={k: float(f"{v:.3g}") for k, v in cal.vulkan_prefill.items()},
@@ -294,6 +296,7 @@ def _values(cal: Calibration, base: Calibration) -> dict[str, float]:
         "fused_attn_eta": cal.fused_attn_eta,
         "cpu_attn_gbps": cal.cpu_attn_gbps,
         "moe_token": cal.moe_token,
+        "sycl_plain_eta": cal.sycl_plain_eta,
     }
     for (era, backend), v in cal.era_token.items():
         out[f"era_token[{era.value}, {backend.value}]"] = v

@@ -15,7 +15,7 @@ from advisor.validation.fit_params import Param
 
 # Parameters that are one Calibration field each, named as the field
 SCALAR_TERMS = frozenset(
-    {"host_eta", "expert_spread", "unfused_attn_eta", "fused_attn_eta", "cpu_attn_gbps", "moe_token"}
+    {"host_eta", "expert_spread", "unfused_attn_eta", "fused_attn_eta", "cpu_attn_gbps", "moe_token", "sycl_plain_eta"}
 )
 
 

@@ -46,6 +46,7 @@ from advisor.core.inputs import attention_unfused, backend_in_use
 from advisor.core.matrix_units import int8_tops_in_use
 from advisor.core.prefill import CPU_INT8_LANES
 from advisor.core.roofline_inputs import quantized
+from advisor.core.sycl_layout import plain_layout, weight_type
 from advisor.core.terms import CURRENT_ERA, Backend, BuildEra, Engine
 from advisor.validation.cases import Case
 from advisor.validation.sources import source_of
@@ -145,6 +146,9 @@ def decode_params(train: Sequence[Case], base: Calibration, min_rows: int = MIN_
     fused = [c for c in tg if not runs_unfused(c) and c.scenario.hardware.kind is not HardwareClass.CPU]
     if len(fused) >= min_rows and len({c.scenario.workload.context for c in fused}) >= 3:
         params.append(Param("fused_attn_eta", "fused_attn_eta", (), "positive", 0.1, 0.01, 1.0))
+    plain = [c for c in tg if plain_layout_case(c)]
+    if len(plain) >= 3 and len({source_of(c.row.source_url) for c in plain}) >= MIN_FACTOR_SOURCES:
+        params.append(Param("sycl_plain_eta", "sycl_plain_eta", (), "share", 0.6, 0.1, 1.0))
     if sum(attention_on_cores(c) for c in tg) >= 3:
         params.append(Param("cpu_attn_gbps", "cpu_attn_gbps", (), "positive", 1.0, 0.05, 50.0))
     params += backend_params([c for c in tg if group_of(c) in fitted], "decode")  # a flat group takes no factor
@@ -270,6 +274,23 @@ def attention_on_cores(c: Case) -> bool:
 def on_int8(c: Case) -> bool:
     """A quantized prefill row whose matmuls run on INT8 matrix units (advisor.core.inputs.int8_tops_in_use)."""
     return bool(quantized(c.scenario.quant.bytes_per_weight)) and int8_tops_in_use(c.scenario) > 0
+
+
+def case_weight_type(c: Case) -> str | None:
+    """The ggml weight type a row ran: its quant column's, else its model name's (a row that prints its
+    file's quant, "IQ3_XS GGUF"), else the scenario quant's."""
+    return weight_type(c.row.quant) or weight_type(c.row.model_name) or weight_type(c.scenario.quant.name)
+
+
+def plain_layout_case(c: Case) -> bool:
+    """A row whose SYCL build decoded its weights from the plain block layout (advisor.core.sycl_layout)."""
+    moe = (c.scenario.model.experts or 0) > 1
+    return plain_layout(backend_of(c), c.engine, case_weight_type(c), moe, c.row.build_date)
+
+
+def case_layout(c: Case, cal: Calibration) -> float:
+    """The row's plain-layout factor on decode η, for its own build."""
+    return cal.sycl_plain_eta if plain_layout_case(c) else 1.0
 
 
 def runs_unfused(c: Case) -> bool:

@@ -177,7 +177,8 @@ def merge(parts: Sequence[LosoResult]) -> LosoResult:
     return LosoResult(sources=first.sources, **fields)
 
 
-def _group_row(cases: Sequence[Case], res: LosoResult, mask: NDArray[np.bool_]) -> dict[str, Any]:
+def _group_row(cases: Sequence[Case], res: LosoResult, mask: NDArray[np.bool_], banded: bool = True) -> dict[str, Any]:
+    """One group's figures; `banded` False where the app draws no band (prefill): no band-held share."""
     meas = np.array([c.measured for c in cases], dtype=float)
     err = ape(res.predicted[mask], meas[mask])
     simple = ape(res.simple[mask], meas[mask])
@@ -186,7 +187,7 @@ def _group_row(cases: Sequence[Case], res: LosoResult, mask: NDArray[np.bool_]) 
     return {
         **ErrorStats.of(err).as_dict(),
         "sources": len(srcs),
-        "band_held_pct": round(100 * float(inside.mean()), 1) if mask.any() else None,
+        "band_held_pct": round(100 * float(inside.mean()), 1) if mask.any() and banded else None,
         "simple": ErrorStats.of(simple[np.isfinite(simple)]).as_dict(),
     }
 
@@ -213,7 +214,7 @@ def loso_dict(cases: Sequence[Case], res: LosoResult) -> dict[str, Any]:
     for test, group, which in kinds():
         m = np.array([c.test == test and which(c) for c in cases], dtype=bool)
         if m.any():
-            rows.append({"test": test, "group": group, **_group_row(cases, res, m)})
+            rows.append({"test": test, "group": group, **_group_row(cases, res, m, banded=test == "tg")})
     vendors = []
     for v in sorted({vendor_of(c) for c in cases}):
         m = is_tg & np.array([vendor_of(c) == v for c in cases], dtype=bool)
@@ -224,6 +225,10 @@ def loso_dict(cases: Sequence[Case], res: LosoResult) -> dict[str, Any]:
 
 def _pct(v: float | None) -> str:
     return "—" if v is None else f"{v:.1f}"
+
+
+def _band(v: float | None) -> str:
+    return f"{'—':>6}  " if v is None else f"{v:>6.1f} %"
 
 
 def loso_text(d: dict[str, Any]) -> str:
@@ -245,7 +250,7 @@ def loso_text(d: dict[str, Any]) -> str:
         test = "decode" if r["test"] == "tg" else "prefill"
         lines.append(
             f"{test:9}{r['group']:13}{r['n']:5d}{r['sources']:5d}   {cell(r)}    "
-            f"{r['band_held_pct']:>6.1f} %    {cell(r['simple'])}"
+            f"{_band(r['band_held_pct'])}    {cell(r['simple'])}"
         )
     lines += ["", "decode by vendor:"]
     for r in d["vendors"]:

@@ -105,9 +105,9 @@ def decode_eta(scenario: Scenario, calibration: Calibration | None = None) -> fl
     w, own = scenario.workload, scenario.hardware.measured
     if w.efficiency is not None:
         return w.efficiency
-    cal = calibration or CALIBRATION
-    eta = cal.decode_eta(scenario.hardware.kind, w.engine, backend_in_use(scenario), scenario.hardware)
-    eta *= layout_factor(scenario, cal)
+    eta = (calibration or CALIBRATION).decode_eta(
+        scenario.hardware.kind, w.engine, backend_in_use(scenario), scenario.hardware
+    )
     # the user's calibration scales the fitted η; no memory delivers more than its datasheet figure
     return min(eta * own.decode_factor_for(scenario_model_key(scenario)), 1.0) if own is not None else eta
 
@@ -363,6 +363,7 @@ def build_inputs(scenario: Scenario, calibration: Calibration | None = None, **o
             peer_bw=hw.device_link_gbps * GB,
         )
     fields["attn_threads"] = float(cores_used(scenario))
+    fields["layout_eta"] = 1.0 if w.efficiency is not None else layout_factor(scenario, cal)
     fields["cpu_attn_rate"] = cal.cpu_attn_gbps * GB
     fields["fused_attn_eta"] = 0.0 if w.efficiency is not None else cal.fused_attn_eta
     fields.update(

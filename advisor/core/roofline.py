@@ -199,7 +199,7 @@ def _solve(inp: Inputs) -> Outputs:
     disk_read = disk_share * host_weights_read
 
     fast_rate = _a(inp.fast_bw) * _a(inp.fast_eta)
-    t_weights = fast_weights / fast_rate
+    t_weights = fast_weights / (fast_rate * _a(inp.layout_eta))
     # κ is the fused attention kernel's read of the cache; unfused, the cache is read by separate matmul
     # kernels whose cost the η_a term below carries, so its bytes count once at the weights' rate
     kv_cost = np.where(_a(inp.attn_unfused) > 0, 1.0, _a(inp.kv_factor))

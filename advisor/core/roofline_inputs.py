@@ -102,6 +102,9 @@ class Inputs:
     # cache at cpu_attn_rate bytes/s per thread, on attn_threads threads (the cores they occupy)
     attn_threads: Num = 1.0
     cpu_attn_rate: Num = math.inf
+    # the weights' share of fast_eta where the backend reads their type from the plain block layout
+    # (advisor.core.sycl_layout); the KV cache keeps fast_eta
+    layout_eta: Num = 1.0
     # tensor split: all-reduces per forward pass (two per layer), each a synchronisation of allreduce_time
     # plus its activations: streams × 2 bytes × hidden × allreduce_share (a ring's 2(N−1)/N) over peer_bw
     allreduces: Num = 0.0

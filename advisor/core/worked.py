@@ -88,11 +88,11 @@ def _layout_factor(s: Scenario) -> list[tuple[float, str]]:
 def _eta_text(s: Scenario, eta: float) -> str:
     """ "η 0.84 × 1.06 NVIDIA Ada architecture (…)": the class's η, then each factor it carries."""
     factors = ([b] if (b := _backend_factor(s, "decode")) is not None else []) + _hardware_factors(s)
-    factors += _layout_factor(s)
     class_eta = eta
     for value, _ in factors:
         class_eta /= value
-    text = f"η {class_eta:.2f}" + "".join(t for _, t in factors)
+    # the layout's share is the weights' own, on top of the η in use (the KV cache keeps that η)
+    text = f"η {class_eta:.2f}" + "".join(t for _, t in factors + _layout_factor(s))
     if s.hardware.scaling_efficiency < 1:
         text += f" × {s.hardware.scaling_efficiency:.2f} multi-device scaling"
     return text
@@ -118,7 +118,8 @@ def memory_terms_text(s: Scenario, inp: Inputs, out: Outputs, eta: float) -> lis
                 f"{ms(t_kv)} (longer than reading its KV {num(kv / GB)} GB)"
             )
         else:
-            parts.append(f"KV {num(kv / GB)} GB{scaled} at the same rate = {ms(t_kv)}")
+            kv_rate = f"η {eta:.2f}'s rate" if _layout_factor(s) else "the same rate"
+            parts.append(f"KV {num(kv / GB)} GB{scaled} at {kv_rate} = {ms(t_kv)}")
     if (host := first(out.host_read)) > 0:
         parts.append(host_text(s, inp, out, host))
     if (dq := first(out.t_dequant)) > 0:

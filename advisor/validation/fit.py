@@ -84,7 +84,7 @@ def _field_arrays(cases: Sequence[Case], cal: Calibration) -> dict[str, Any]:
     speedup = np.array([c.scenario.hardware.speedup for c in cases], dtype=float)
     bt = [cal.backend(c.engine, b) if (b := backend_of(c)) is not None else BackendTerms() for c in cases]
     era = np.array([cal.token_factor(c.engine, c.era, backend_of(c)) for c in cases], dtype=float)
-    machine = np.array([cal.hardware_factor(c.scenario.hardware, backend_of(c)) * case_layout(c, cal) for c in cases])
+    machine = np.array([cal.hardware_factor(c.scenario.hardware, backend_of(c)) for c in cases], dtype=float)
     vulkan = np.array([cal.vulkan_prefill_factor(c.scenario.hardware, backend_of(c)) for c in cases], dtype=float)
     fields = calibrated_fields(
         a(lambda t: t.decode.eta) * machine,
@@ -108,6 +108,7 @@ def _field_arrays(cases: Sequence[Case], cal: Calibration) -> dict[str, Any]:
     fields["unfused_attn_eta"] = np.array([cal.unfused_attn_eta if runs_unfused(c) else 0.0 for c in cases])
     fields["cpu_attn_rate"] = np.full(len(cases), cal.cpu_attn_gbps * GB)
     fields["fused_attn_eta"] = np.full(len(cases), cal.fused_attn_eta)
+    fields["layout_eta"] = np.array([case_layout(c, cal) for c in cases], dtype=float)
     return fields
 
 

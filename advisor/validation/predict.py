@@ -41,8 +41,8 @@ def era_factors(cases: Sequence[Case], calibration: Calibration | None = None) -
 
 
 def layout_ratios(cases: Sequence[Case], calibration: Calibration | None = None) -> NDArray[np.float64]:
-    """Each case's plain-layout factor on decode η for its own build over the one the app's inputs carry
-    (a current build's; advisor.core.sycl_layout): 1 but where a row's SYCL build differs."""
+    """Each case's plain-layout factor on its weights' rate for its own build over the one the app's inputs
+    carry (a current build's; advisor.core.sycl_layout): 1 but where a row's SYCL build differs."""
     cal = calibration or CALIBRATION
     return np.array([case_layout(c, cal) / layout_factor(c.scenario, cal) for c in cases], dtype=float)
 
@@ -54,7 +54,7 @@ def predict(cases: Sequence[Case], calibration: Calibration | None = None, **ove
     inp = replace(
         inp,
         token_time=np.asarray(inp.token_time) * era_factors(cases, calibration),
-        fast_eta=np.asarray(inp.fast_eta) * layout_ratios(cases, calibration),
+        layout_eta=layout_ratios(cases, calibration) * np.asarray(inp.layout_eta),
     )
     if overrides:
         inp = replace(inp, **overrides)

@@ -9,8 +9,10 @@ from advisor.catalog.convert import to_hardware
 from advisor.catalog.loader import shipped_catalog
 from advisor.core.calibration import CALIBRATION
 from advisor.core.evaluate import evaluate
+from advisor.core.inputs import build_inputs
 from advisor.core.model import ModelArch
 from advisor.core.quant import Quant
+from advisor.core.roofline import solve
 from advisor.core.scenario import Scenario, Workload
 from advisor.core.sycl_layout import layout_factor, plain_layout, weight_type
 from advisor.core.terms import Backend, Engine
@@ -97,3 +99,11 @@ def test_worked_arithmetic_names_the_layout() -> None:
         _b70(IQ4, Backend.SYCL)
     )
     assert "plain block layout" not in _worked(_b70(Q4K, Backend.SYCL))
+
+
+def test_layout_slows_the_weights_not_the_kv_cache() -> None:
+    deep = Workload(context=16384, backend=Backend.SYCL)
+    scenarios = (_b70(q, Backend.SYCL).model_copy(update={"workload": deep}) for q in (IQ4, Q4K))
+    plain, reordered = (solve(build_inputs(s)) for s in scenarios)
+    assert float(plain.t_kv) == pytest.approx(float(reordered.t_kv), rel=1e-9)
+    assert float(plain.t_weights) == pytest.approx(float(reordered.t_weights) / CALIBRATION.sycl_plain_eta, rel=1e-9)

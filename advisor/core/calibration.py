@@ -21,7 +21,9 @@ attention is B·KV ÷ (threads × r_attn) on the memory side.
   ceiling than a large one, and a deep one less than a shallow one of the same bytes. It is the
   value for a current llama.cpp build (2025 onward, `CURRENT_ERA`), which is what the app predicts
   for; measurements from older builds paid more of it per token, and the fit gives each older build
-  era a factor on t₀ per backend (`era_token`, llama.cpp only; see `BuildEra`).
+  era a factor on t₀ per backend (`era_token`, llama.cpp only; see `BuildEra`). It follows how the
+  backend launches a token's kernels, not the memory: llama.cpp's CUDA backend captures them as one CUDA
+  graph on any NVIDIA GPU, so a unified-memory one under CUDA (DGX Spark) pays the discrete class's t₀.
 - κ (`kv_factor`): the KV cache read costs κ times its bytes at the weights' rate. On unified memory
   κ > 1 (attention kernels stream the cache less efficiently than a matrix-vector product streams
   weights); on discrete GPUs the measured contexts (to 64K) slowed decode less than the cache's bytes
@@ -217,6 +219,14 @@ class Calibration:
         b = self.backend(engine, backend).decode if backend is not None else 1.0
         own = self.hardware_factor(hw, backend) if hw is not None else 1.0
         return min(self.get(kind, engine).decode.eta * b * own, 1.0)
+
+    def token_ms(self, kind: HardwareClass, engine: Engine, backend: Backend | None) -> float:
+        """t₀ for the hardware class, except that llama.cpp's CUDA backend launches a token's kernels as one
+        CUDA graph on any NVIDIA GPU, unified memory (DGX Spark, Jetson) included: it takes the discrete
+        class's t₀ there, not the Metal-measured unified one."""
+        discrete = (HardwareClass.DISCRETE_GPU, engine)
+        graphs = kind is HardwareClass.UNIFIED and engine is Engine.LLAMA_CPP and backend is Backend.CUDA
+        return self.terms[discrete if graphs and discrete in self.terms else (kind, engine)].decode.token_ms
 
     def moe_factor(self, engine: Engine, moe: bool) -> float:
         """Factor on t₀ for a mixture-of-experts model under llama.cpp (1.0 for dense models and other

@@ -91,7 +91,7 @@ def _field_arrays(cases: Sequence[Case], cal: Calibration) -> dict[str, Any]:
         a(lambda t: t.prefill.eta),
         scaling,
         speedup,
-        token_ms=a(lambda t: t.decode.token_ms) * era,
+        token_ms=np.array([cal.token_ms(c.hw_class, c.engine, backend_of(c)) for c in cases], dtype=float) * era,
         kv_factor=a(lambda t: t.decode.kv_factor),
         dequant_flop=a(lambda t: t.decode.dequant_flop),
         stream_cost=a(lambda t: t.decode.stream_cost),

@@ -80,9 +80,11 @@ def test_backend_factors_multiply_the_fitted_etas() -> None:
         own = CALIBRATION.generation(hw).decode * CALIBRATION.machine(hw).decode
         own *= CALIBRATION.vulkan_generation(hw, backend).decode
         assert own == pytest.approx(CALIBRATION.hardware_factor(hw, backend))
-        assert decode_eta(s) == pytest.approx(cls.decode.eta * t.decode * own)
+        # no memory delivers more than its datasheet bandwidth: the product stops at 1
+        eta = min(cls.decode.eta * t.decode * own, 1.0)
+        assert decode_eta(s) == pytest.approx(eta)
         inp = build_inputs(s)
-        assert float(inp.fast_eta) == pytest.approx(cls.decode.eta * t.decode * own * hw.scaling_efficiency)
+        assert float(inp.fast_eta) == pytest.approx(eta * hw.scaling_efficiency)
         vulkan = CALIBRATION.vulkan_prefill_factor(hw, backend)
         assert float(inp.compute_eta) == pytest.approx(cls.prefill.eta * t.prefill * vulkan)
         d = default_eta(hw.kind, Engine.LLAMA_CPP, backend=backend)

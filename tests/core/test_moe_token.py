@@ -11,7 +11,7 @@ from advisor.core.roofline import solve
 from advisor.core.shape import fixed_time_scale
 from advisor.core.terms import Engine
 from advisor.validation.data import load_dataset
-from advisor.validation.fit_params import decode_params
+from advisor.validation.fit_params import backend_of, decode_params
 from tests.fitted_ranges import MOE_TOKEN, within
 
 
@@ -21,8 +21,9 @@ def cases():  # type: ignore[no-untyped-def]
 
 
 def _t0_ms(case) -> float:  # type: ignore[no-untyped-def]
-    """t₀ as the inputs carry it: a 32-layer model's, on one device's share of the fixed time."""
-    return CALIBRATION.get(case.hw_class, case.engine).decode.token_ms / case.scenario.hardware.speedup
+    """t₀ as the inputs carry it: a 32-layer model's (its class's, or the discrete one's for CUDA on unified
+    memory), on one device's share of the fixed time."""
+    return CALIBRATION.token_ms(case.hw_class, case.engine, backend_of(case)) / case.scenario.hardware.speedup
 
 
 def _layers(case) -> float:  # type: ignore[no-untyped-def]

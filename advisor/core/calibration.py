@@ -67,7 +67,7 @@ attention is B·KV ÷ (threads × r_attn) on the memory side.
   (`default_backend`: NVIDIA → CUDA, AMD → ROCm, Apple → Metal, Intel → SYCL, CPU only → CPU).
 - s_SYCL (`sycl_plain_eta`): SYCL decodes most weight types from a layout it rewrites them into at load;
   a type without such a kernel (the i-quants, MXFP4; every type in builds before spring 2025) streams at
-  s_SYCL × η (advisor.core.sycl_layout says which, build by build).
+  s_SYCL × η, its KV cache at η (advisor.core.sycl_layout says which, build by build).
 - generation (`generations`, by `generation_key`: the GPU architecture the hardware's name says,
   "Apple M3", "NVIDIA Ada", "AMD RDNA 3", ...): a factor on η shared by every chip of one architecture,
   fitted where training rows ran on it and pulled toward 1 like the backend factors
@@ -165,8 +165,8 @@ class Calibration:
     # prefill's factor under Vulkan by GPU vendor (vulkan_vendor): each vendor's driver gives its matmuls
     # another path to the matrix units (NVIDIA's cooperative matrix 2, AMD's and Intel's KHR one); absent: 1.0
     vulkan_prefill: dict[str, float] = field(default_factory=dict)
-    # decode η's factor where llama.cpp's SYCL backend reads a weight type from the plain block layout, no
-    # reordered kernel for it (advisor.core.sycl_layout); 1.0: not modelled
+    # the weights' share of decode η where llama.cpp's SYCL backend reads their type from the plain block
+    # layout, no reordered kernel for it (advisor.core.sycl_layout); 1.0: not modelled
     sycl_plain_eta: float = 1.0
 
     def get(self, kind: HardwareClass, engine: Engine) -> ClassTerms:

@@ -8,8 +8,9 @@ reordered ones reach: Q2_K decoded 1.5-1.9x faster once it gained one (llama.cpp
 have one grew build by build, and MoE expert tensors got theirs separately and later (PR #21920 fused the
 expert matmuls; `opt_for_reorder_id` takes only Q4_K, Q5_K and Q6_K experts, issue #27517).
 
-The solver takes this as a factor on the decode η (Calibration.sycl_plain_eta, fitted), applied where the
-model's weight type decodes from the plain layout; the app predicts for a current build."""
+The solver takes this as a share of the decode η on the weights' stream alone (the input `layout_eta`, from
+Calibration.sycl_plain_eta, fitted), where the model's weight type decodes from the plain layout; the KV
+cache keeps η. The app predicts for a current build; the validation passes each row's build date."""
 
 from __future__ import annotations
 
@@ -68,7 +69,6 @@ def scenario_type(scenario: Scenario) -> str | None:
 def layout_factor(scenario: Scenario, calibration: Calibration) -> float:
     """The decode η's factor for the scenario's weights on SYCL in a current build: the fitted plain-layout
     share where no reordered kernel reads them, else 1."""
-    moe = (scenario.model.experts or 0) > 1
     backend = resolve_backend(scenario.hardware, scenario.workload.backend)
-    plain = plain_layout(backend, scenario.workload.engine, scenario_type(scenario), moe)
+    plain = plain_layout(backend, scenario.workload.engine, scenario_type(scenario), scenario.model.is_moe)
     return calibration.sycl_plain_eta if plain else 1.0

@@ -16,7 +16,7 @@ from advisor.core.prefill import PREFILL_UBATCH, SCORE_BYTES, on_int8_units
 from advisor.core.roofline import OFFLOAD_MIN_BATCH, Inputs, Outputs
 from advisor.core.roofline_inputs import T0_LAYERS, quantized
 from advisor.core.scenario import Scenario
-from advisor.core.sycl_layout import layout_factor, scenario_type
+from advisor.core.sycl_layout import scenario_type
 from advisor.core.terms import MachineTerms
 from advisor.core.units import GB, MS_PER_S
 
@@ -75,24 +75,23 @@ def _hardware_factors(s: Scenario) -> list[tuple[float, str]]:
     return [f for f in found if f is not None]
 
 
-def _layout_factor(s: Scenario) -> list[tuple[float, str]]:
-    """[(0.45, " × 0.45 SYCL plain block layout (no reordered IQ4_NL kernel)")] where SYCL decodes the
-    weights without a reordered kernel (advisor.core.sycl_layout), else []."""
-    factor = layout_factor(s, CALIBRATION)
-    if s.workload.efficiency is not None or factor == 1.0:
-        return []
-    experts = " experts" if (s.model.experts or 0) > 1 else ""
-    return [(factor, f" × {factor:.2f} SYCL plain block layout (no reordered {scenario_type(s)}{experts} kernel)")]
+def _layout_text(s: Scenario, inp: Inputs) -> str:
+    """ " × 0.27 SYCL plain block layout (no reordered IQ4_NL kernel)" where the solver's weights stream at
+    a share of η (advisor.core.sycl_layout), else ""."""
+    if (factor := first(inp.layout_eta)) == 1.0:
+        return ""
+    experts = " experts" if s.model.is_moe else ""
+    return f" × {factor:.2f} SYCL plain block layout (no reordered {scenario_type(s)}{experts} kernel)"
 
 
-def _eta_text(s: Scenario, eta: float) -> str:
+def _eta_text(s: Scenario, eta: float, layout: str = "") -> str:
     """ "η 0.84 × 1.06 NVIDIA Ada architecture (…)": the class's η, then each factor it carries."""
     factors = ([b] if (b := _backend_factor(s, "decode")) is not None else []) + _hardware_factors(s)
     class_eta = eta
     for value, _ in factors:
         class_eta /= value
     # the layout's share is the weights' own, on top of the η in use (the KV cache keeps that η)
-    text = f"η {class_eta:.2f}" + "".join(t for _, t in factors + _layout_factor(s))
+    text = f"η {class_eta:.2f}" + "".join(t for _, t in factors) + layout
     if s.hardware.scaling_efficiency < 1:
         text += f" × {s.hardware.scaling_efficiency:.2f} multi-device scaling"
     return text
@@ -106,7 +105,8 @@ def memory_terms_text(s: Scenario, inp: Inputs, out: Outputs, eta: float) -> lis
     weights = first(out.fast_read) - kv
     parts = []
     if weights > 0:
-        parts.append(f"{num(weights / GB)} GB ÷ ({num(bw)} GB/s × {_eta_text(s, eta)}) = {ms(first(out.t_weights))}")
+        eta_text = _eta_text(s, eta, _layout_text(s, inp))
+        parts.append(f"{num(weights / GB)} GB ÷ ({num(bw)} GB/s × {eta_text}) = {ms(first(out.t_weights))}")
     if kv > 0 and first(inp.on_cores) == 0:  # on CPU cores the attention walk below reads the cache
         factor = first(out.kv_cost)
         scaled = f" × {factor:.2f}" if factor != 1 else ""
@@ -118,7 +118,7 @@ def memory_terms_text(s: Scenario, inp: Inputs, out: Outputs, eta: float) -> lis
                 f"{ms(t_kv)} (longer than reading its KV {num(kv / GB)} GB)"
             )
         else:
-            kv_rate = f"η {eta:.2f}'s rate" if _layout_factor(s) else "the same rate"
+            kv_rate = "the same rate" if first(inp.layout_eta) == 1.0 else f"η {eta:.2f}'s rate"
             parts.append(f"KV {num(kv / GB)} GB{scaled} at {kv_rate} = {ms(t_kv)}")
     if (host := first(out.host_read)) > 0:
         parts.append(host_text(s, inp, out, host))

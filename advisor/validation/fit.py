@@ -32,7 +32,7 @@ from advisor.validation.fit_params import (
     Group,
     Param,
     backend_of,
-    case_layout,
+    case_layouts,
     catalog_chip,
     decode_params,
     era_order,
@@ -108,7 +108,7 @@ def _field_arrays(cases: Sequence[Case], cal: Calibration) -> dict[str, Any]:
     fields["unfused_attn_eta"] = np.array([cal.unfused_attn_eta if runs_unfused(c) else 0.0 for c in cases])
     fields["cpu_attn_rate"] = np.full(len(cases), cal.cpu_attn_gbps * GB)
     fields["fused_attn_eta"] = np.full(len(cases), cal.fused_attn_eta)
-    fields["layout_eta"] = np.array([case_layout(c, cal) for c in cases], dtype=float)
+    fields["layout_eta"] = case_layouts(cases, cal)
     return fields
 
 

@@ -35,6 +35,7 @@ from functools import cache
 from typing import Literal
 
 import numpy as np
+from numpy.typing import NDArray
 
 from advisor.catalog.convert import to_hardware
 from advisor.catalog.loader import shipped_catalog
@@ -284,13 +285,12 @@ def case_weight_type(c: Case) -> str | None:
 
 def plain_layout_case(c: Case) -> bool:
     """A row whose SYCL build decoded its weights from the plain block layout (advisor.core.sycl_layout)."""
-    moe = (c.scenario.model.experts or 0) > 1
-    return plain_layout(backend_of(c), c.engine, case_weight_type(c), moe, c.row.build_date)
+    return plain_layout(backend_of(c), c.engine, case_weight_type(c), c.moe, c.row.build_date)
 
 
-def case_layout(c: Case, cal: Calibration) -> float:
-    """The row's plain-layout factor on decode η, for its own build."""
-    return cal.sycl_plain_eta if plain_layout_case(c) else 1.0
+def case_layouts(cases: Sequence[Case], cal: Calibration) -> NDArray[np.float64]:
+    """Each row's weights' share of η for its own build (the solver's `layout_eta`)."""
+    return np.array([cal.sycl_plain_eta if plain_layout_case(c) else 1.0 for c in cases], dtype=float)
 
 
 def runs_unfused(c: Case) -> bool:

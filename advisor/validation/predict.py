@@ -12,9 +12,8 @@ from numpy.typing import NDArray
 from advisor.core.calibration import CALIBRATION, Calibration
 from advisor.core.inputs import build_inputs
 from advisor.core.roofline import Inputs, Outputs, solve
-from advisor.core.sycl_layout import layout_factor
 from advisor.validation.cases import Case
-from advisor.validation.fit_params import backend_of, case_layout
+from advisor.validation.fit_params import backend_of, case_layouts
 
 
 def stack_inputs(inputs: Sequence[Inputs]) -> Inputs:
@@ -40,13 +39,6 @@ def era_factors(cases: Sequence[Case], calibration: Calibration | None = None) -
     return np.array([cal.token_factor(c.engine, c.era, backend_of(c)) for c in cases], dtype=float)
 
 
-def layout_ratios(cases: Sequence[Case], calibration: Calibration | None = None) -> NDArray[np.float64]:
-    """Each case's plain-layout factor on its weights' rate for its own build over the one the app's inputs
-    carry (a current build's; advisor.core.sycl_layout): 1 but where a row's SYCL build differs."""
-    cal = calibration or CALIBRATION
-    return np.array([case_layout(c, cal) / layout_factor(c.scenario, cal) for c in cases], dtype=float)
-
-
 def predict(cases: Sequence[Case], calibration: Calibration | None = None, **overrides: Any) -> NDArray[np.float64]:
     if not cases:
         return np.zeros(0)
@@ -54,7 +46,7 @@ def predict(cases: Sequence[Case], calibration: Calibration | None = None, **ove
     inp = replace(
         inp,
         token_time=np.asarray(inp.token_time) * era_factors(cases, calibration),
-        layout_eta=layout_ratios(cases, calibration) * np.asarray(inp.layout_eta),
+        layout_eta=case_layouts(cases, calibration or CALIBRATION),  # each row's own build
     )
     if overrides:
         inp = replace(inp, **overrides)

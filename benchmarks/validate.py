@@ -130,6 +130,7 @@ def fitted_module_text(cal: Calibration, notes: tuple[str, ...]) -> str:
         f"FITTED_CPU_ATTN_GBPS = {_num(cal.cpu_attn_gbps)}",
         f"FITTED_MOE_TOKEN = {_num(cal.moe_token)}",
         f"FITTED_SYCL_PLAIN_ETA = {_num(cal.sycl_plain_eta)}",
+        f"FITTED_SYCL_F32_ETA = {_num(cal.sycl_f32_eta)}",
         "FITTED_ERA_TOKEN: dict[tuple[BuildEra, Backend], float] = {",
     ]
     lines += [f"    (BuildEra.{e.name}, Backend.{b.name}): {_num(v)}," for (e, b), v in cal.era_token.items()]

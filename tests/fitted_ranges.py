@@ -31,6 +31,8 @@ FUSED_ATTN_ETA = (0.02, 0.5)
 # decode η's share where SYCL reads weights from the plain block layout, no reordered kernel: a reordered
 # kernel decoded Q2_K 1.5-1.9x faster (llama.cpp PR #26336), so well below 1, not a tenth
 SYCL_PLAIN_ETA = (0.2, 0.9)
+# share of the vector engines' FP32 rate SYCL's FP32 prefill GEMMs (oneDNN/oneMKL) realize: a tuned dense GEMM
+SYCL_F32_ETA = (0.3, 1.0)
 CPU_ATTN_GBPS = (0.2, 10.0)  # GB/s of KV cache one CPU thread attends over: far below its DRAM read
 # the 10th / 90th percentile of measured ÷ model, by source: a class whose rows come from two sources
 # (CPU only) meets a wide spread

@@ -87,6 +87,13 @@ FLAGS: tuple[Flag, ...] = (
         str,
         "llama.cpp flash attention: on (default) or off (slower decode at long context)",
     ),
+    Flag(
+        "--sycl-f16",
+        "workload",
+        "sycl_f16",
+        str,
+        "SYCL built with GGML_SYCL_F16=ON: on (FP16 prefill on XMX) or off (default: FP32 on the vector engines)",
+    ),
     Flag("--gpu-layers", "workload", "gpu_layers", int, "force N layers on the GPU (llama.cpp -ngl)"),
     Flag(
         "--offload",

@@ -68,6 +68,9 @@ attention is B·KV ÷ (threads × r_attn) on the memory side.
 - s_SYCL (`sycl_plain_eta`): SYCL decodes most weight types from a layout it rewrites them into at load;
   a type without such a kernel (the i-quants, MXFP4; every type in builds before spring 2025) streams at
   s_SYCL × η, its KV cache at η (advisor.core.sycl_layout says which, build by build).
+- η_f32 (`sycl_f32_eta`): a SYCL build without GGML_SYCL_F16 prefills in FP32 on the vector engines; its
+  matmuls realize η_f32 of that rate (an eighth of an Arc card's FP16 figure), after unpacking the weights
+  into a dense FP32 copy each micro-batch (advisor.core.sycl_prefill).
 - generation (`generations`, by `generation_key`: the GPU architecture the hardware's name says,
   "Apple M3", "NVIDIA Ada", "AMD RDNA 3", ...): a factor on η shared by every chip of one architecture,
   fitted where training rows ran on it and pulled toward 1 like the backend factors
@@ -114,6 +117,7 @@ from advisor.core.fitted import (
     FITTED_MACHINES,
     FITTED_MOE_TOKEN,
     FITTED_NOTES,
+    FITTED_SYCL_F32_ETA,
     FITTED_SYCL_PLAIN_ETA,
     FITTED_TERMS,
     FITTED_UNFUSED_ATTN_ETA,
@@ -168,6 +172,8 @@ class Calibration:
     # the weights' share of decode η where llama.cpp's SYCL backend reads their type from the plain block
     # layout, no reordered kernel for it (advisor.core.sycl_layout); 1.0: not modelled
     sycl_plain_eta: float = 1.0
+    # the share of the FP32 vector rate SYCL's FP32 prefill matmuls realize (advisor.core.sycl_prefill)
+    sycl_f32_eta: float = 1.0
 
     def get(self, kind: HardwareClass, engine: Engine) -> ClassTerms:
         return self.terms[(kind, engine)]
@@ -276,6 +282,7 @@ CALIBRATION = Calibration(
     generations=FITTED_GENERATIONS,
     vulkan_prefill=FITTED_VULKAN_PREFILL,
     sycl_plain_eta=FITTED_SYCL_PLAIN_ETA,
+    sycl_f32_eta=FITTED_SYCL_F32_ETA,
 )
 
 

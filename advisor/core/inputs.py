@@ -19,7 +19,7 @@ from advisor.core.quant import KVPrecision
 from advisor.core.roofline import Inputs, Num
 from advisor.core.scenario import Scenario
 from advisor.core.shape import fixed_time_scale, model_layers, with_typical_shape
-from advisor.core.sycl_layout import layout_factor
+from advisor.core.sycl_prefill import sycl_fields
 from advisor.core.terms import Backend, BackendTerms, ClassTerms, MachineTerms
 from advisor.core.units import BILLION, GB, TFLOPS
 
@@ -365,7 +365,7 @@ def build_inputs(scenario: Scenario, calibration: Calibration | None = None, **o
             peer_bw=hw.device_link_gbps * GB,
         )
     fields["attn_threads"] = float(cores_used(scenario))
-    fields["layout_eta"] = 1.0 if w.efficiency is not None else layout_factor(scenario, cal)
+    fields.update(sycl_fields(scenario, cal))
     fields["cpu_attn_rate"] = cal.cpu_attn_gbps * GB
     fields["fused_attn_eta"] = 0.0 if w.efficiency is not None else cal.fused_attn_eta
     fields.update(

@@ -65,6 +65,7 @@ class PrefillParts:
     matmul_eta: Arr
     t_link: Arr  # s per prompt: host weights over the link, or a tensor split's all-reduces
     t_scores: Arr  # s per prompt: unfused attention's scores through memory (before the pipeline)
+    t_copy: Arr  # s per prompt: the weights' dense copy per micro-batch (before the pipeline)
     pipeline: Arr  # the layer split's pipeline speedup (1: none)
     batches: Arr  # the prompt's micro-batches of PREFILL_UBATCH tokens
 
@@ -76,6 +77,7 @@ def prefill_terms(
     host_attn: Arr,
     quantized: NDArray[np.bool_],
     host_weight_flops: Arr,
+    device_weights: tuple[Arr, Arr] = (np.zeros(1), np.zeros(1)),
 ) -> PrefillParts:
     """Compute-bound: weight matmuls realize η_c (less for quantized weights and for MoE experts, which
     see few tokens each); attention realizes η_c at α times its FLOP count; the prompt's tokens sit on
@@ -83,7 +85,11 @@ def prefill_terms(
     disk are read from it each time too), unless a micro-batch is below OFFLOAD_MIN_BATCH tokens: then the
     host CPU computes them (`host_weight_flops` per token). Attention over a KV cache held on the host
     (-nkvo) runs on the host CPU (`host_attn`: its share of the attention FLOP). Unfused attention adds
-    its scores' memory traffic; a layer split with everything on the devices pipelines micro-batches."""
+    its scores' memory traffic; a layer split with everything on the devices pipelines micro-batches.
+    Where the backend unpacks weights into a dense copy before multiplying (`dense_copy_bytes`; SYCL), each
+    micro-batch reads the device's weights (`device_weights`: stored bytes, parameters) and writes that copy;
+    where it multiplies in FP32 on the vector units (`f32_matmul_share`), the matmuls run at that share of
+    `flops` × f32_matmul_eta instead of η_c's factors."""
     prompt = _a(inp.prompt)
     start = np.maximum(_a(inp.context) - prompt, 0)
     compute_eta = _a(inp.compute_eta)
@@ -96,16 +102,23 @@ def prefill_terms(
         * _a(inp.f16_gain)
         * np.where(_a(inp.expert_bytes) > 0, _a(inp.prefill_moe_eta), 1.0)
     )
+    f32_share = _a(inp.f32_matmul_share)
+    f32_eta = f32_share * _a(inp.f32_matmul_eta) * np.where(_a(inp.expert_bytes) > 0, _a(inp.prefill_moe_eta), 1.0)
+    matmul_eta = np.where(f32_share > 0, f32_eta, matmul_eta)
     matmul = 2.0 * _a(inp.active_params)
     attn = attention_flops(inp, start + prompt / 2)
     # Attention over a prompt is matrix work: a micro-batch's queries share each K/V row they read, so on CPU
     # cores as on a GPU it is FLOP at the matmul rate × α, not decode's walk of the whole cache per token. A
     # cache held on the host (-nkvo) is walked per token below.
     t_cache_walk = cache_walk_time(inp, start + prompt / 2)
-    t_attn = attn / (compute_eta * _a(inp.flops))
+    t_attn = attn / (compute_eta * _a(inp.flops) * _a(inp.attn_flops_share))
     t_prefill = prompt * (matmul / (matmul_eta * _a(inp.flops)) + _a(inp.prefill_attn_factor) * t_attn)
     t_scores = prompt * score_traffic(inp, start + prompt / 2) / (_a(inp.fast_bw) * _a(inp.fast_eta))
     batches = np.ceil(np.maximum(prompt, 1) / PREFILL_UBATCH)
+    stored, params = device_weights
+    copy = _a(inp.dense_copy_bytes)
+    t_copy = np.where(copy > 0, batches * (stored + params * copy) / (_a(inp.fast_bw) * _a(inp.fast_eta)), 0.0)
+    t_prefill = t_prefill + t_copy
     on_device = (link_bytes <= 0) & (disk_bytes <= 0) & (host_attn <= 0)
     pipeline = pipeline_speedup(inp, batches, on_device)
     t_prefill = (t_prefill + t_scores) / pipeline
@@ -131,6 +144,7 @@ def prefill_terms(
         matmul_eta * one,
         t_link * one,
         t_scores * one,
+        t_copy * one,
         pipeline * one,
         batches * one,
     )

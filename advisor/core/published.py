@@ -54,6 +54,7 @@ class Published(Frozen):
     prompt: int = Field(0, ge=0, le=100_000_000)  # prompt tokens of a pp test (ppN)
     backend: Backend | None = None
     flash_attention: bool | None = None  # None: the source does not say
+    sycl_f16: bool = False  # a SYCL build with GGML_SYCL_F16=ON (FP16 prefill on the matrix engines)
     depth: int = Field(ge=0, le=100_000_000)  # tokens in the cache before the measured phase (-d)
     tokens: int = Field(ge=0, le=100_000_000)  # tokens generated in the test (tgN); 0 for pp
     context: int = Field(ge=0, le=100_000_000)  # tg: mean tokens in the cache, depth + N/2; pp: depth + N
@@ -244,6 +245,8 @@ def _conditions(r: Published) -> str:
         parts.append(BACKEND_LABELS[r.backend])
     if r.build:
         parts.append(f"build {r.build}")
+    if r.sycl_f16:
+        parts.append("GGML_SYCL_F16 build")
     if r.flash_attention is not None:
         parts.append("flash attention " + ("on" if r.flash_attention else "off"))
     return ", ".join(parts)

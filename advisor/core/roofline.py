@@ -112,6 +112,7 @@ class Outputs:
     prefill_matmul_eta: Arr  # η_c × the quantized and MoE factors
     t_prefill_link: Arr  # s for the whole prompt: host weights crossing the link per micro-batch
     t_prefill_scores: Arr  # s for the whole prompt: unfused attention's scores through memory
+    t_prefill_copy: Arr  # s for the whole prompt: weights unpacked into a dense copy per micro-batch
     prefill_pipeline: Arr  # a layer split's pipeline speedup on prefill (1: none)
     prefill_batches: Arr  # the prompt's micro-batches
 
@@ -312,7 +313,17 @@ def _solve(inp: Inputs) -> Outputs:
     kv_mode = _a(inp.kv_host) > 0
     # with -nkvo the cache stays put and its attention runs on the host; a host layer's KV crosses with it
     link_bytes = weights_host - disk_stored + np.where(kv_mode, 0.0, kv_host)
-    pre = prefill_terms(inp, link_bytes, disk_stored, np.where(kv_mode, kv_share, 0.0), quantized, weight_flops_host)
+    device_stored = (1 - dense_host) * dense_weights_read + (1 - expert_host) * _a(inp.expert_bytes)
+    device_params = (1 - dense_host) * dense_weights_read / dense_bpw + (1 - expert_host) * _a(inp.expert_bytes) / bpw
+    pre = prefill_terms(
+        inp,
+        link_bytes,
+        disk_stored,
+        np.where(kv_mode, kv_share, 0.0),
+        quantized,
+        weight_flops_host,
+        (device_stored, device_params),
+    )
 
     zero = np.zeros_like(decode)
     decode = np.where(runs, decode, zero)
@@ -381,6 +392,7 @@ def _solve(inp: Inputs) -> Outputs:
         prefill_matmul_eta=pre.matmul_eta,
         t_prefill_link=pre.t_link,
         t_prefill_scores=pre.t_scores,
+        t_prefill_copy=pre.t_copy,
         prefill_pipeline=pre.pipeline,
         prefill_batches=pre.batches,
     )

@@ -105,6 +105,15 @@ class Inputs:
     # the weights' share of fast_eta where the backend reads their type from the plain block layout
     # (advisor.core.sycl_layout); the KV cache keeps fast_eta
     layout_eta: Num = 1.0
+    # prefill's weight matmuls in FP32 on the vector units at this share of `flops`, realized at
+    # f32_matmul_eta (0: on the FP16 figure's units); weights unpacked into a dense copy of this many
+    # bytes per weight through fast memory per micro-batch first (0: unpacked inside the matmul)
+    # (advisor.core.sycl_prefill)
+    f32_matmul_share: Num = 0.0
+    f32_matmul_eta: Num = 1.0
+    dense_copy_bytes: Num = 0.0
+    # prefill attention's rate as a share of `flops` (a kernel on the vector units: below 1)
+    attn_flops_share: Num = 1.0
     # tensor split: all-reduces per forward pass (two per layer), each a synchronisation of allreduce_time
     # plus its activations: streams × 2 bytes × hidden × allreduce_share (a ring's 2(N−1)/N) over peer_bw
     allreduces: Num = 0.0

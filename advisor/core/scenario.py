@@ -110,6 +110,13 @@ class Workload(Frozen):
         "to off). Off, attention runs as separate kernels per query "
         "head and long contexts slow decode much more",
     )
+    sycl_f16: bool = Field(
+        False,
+        title="SYCL FP16 build",
+        description="llama.cpp built with GGML_SYCL_F16=ON: SYCL prefills on the XMX matrix engines in FP16. "
+        "Off (the default build and the Windows release), prefill's matmuls run in FP32 on the vector "
+        "engines, about half as fast on an Arc card",
+    )
     offload: Literal["layers", "experts", "kv", "auto"] = Field(
         "layers",
         title="Offload",

@@ -281,9 +281,15 @@ def weights_text(s: Scenario, inp: Inputs, weights: float, weights_read: float) 
     return stored + (f"; {num(weights_read / GB)} GB read per token{skipped}" if unread > 0 else "")
 
 
-def _scores_and_pipeline(s: Scenario, out: Outputs) -> str:
+def _scores_and_pipeline(s: Scenario, inp: Inputs, out: Outputs) -> str:
     """The prefill terms beyond compute: unfused attention's scores through memory, a layer split's pipeline."""
     text = ""
+    copy = first(out.t_prefill_copy)
+    if copy > 0:
+        text += (
+            f", + the weights unpacked into a dense FP{8 * first(inp.dense_copy_bytes):.0f} copy through memory per "
+            f"{PREFILL_UBATCH}-token micro-batch before each matmul ({ms(copy)} per prompt)"
+        )
     scores = first(out.t_prefill_scores)
     if scores > 0:
         text += (
@@ -324,12 +330,20 @@ def prefill_text(s: Scenario, inp: Inputs, out: Outputs) -> str:
         attention = f" + attention {num(attn / 1e9)} GFLOP/token{scaled} at η {eta:.2f}{backend[1] if backend else ''}"
     else:
         attention = ""
+    matmuls = f"{num(first(out.prefill_matmul_flops) / 1e9)} GFLOP/token at η {eta:.2f}{factors}"
+    if (f32 := first(inp.f32_matmul_share)) > 0:
+        moe = f" × {first(inp.prefill_moe_eta):.2f} MoE" if first(inp.expert_bytes) > 0 else ""
+        matmuls = (
+            f"{num(first(out.prefill_matmul_flops) / 1e9)} GFLOP/token in FP32 at η {first(inp.f32_matmul_eta):.2f}"
+            f"{moe} of {num(f32 * matrix_tflops_in_use(s))} TFLOPS on the vector engines (SYCL built without "
+            f"GGML_SYCL_F16: 1/{1 / f32:.0f} of the FP16 figure)"
+        )
     text = (
-        f"{num(first(out.prefill_matmul_flops) / 1e9)} GFLOP/token at η {eta:.2f}{factors}"
+        matmuls
         + attention
-        + f", of {num(matrix_tflops_in_use(s))} TFLOPS{' FP16' if int8 else ''}"
+        + f", of {num(matrix_tflops_in_use(s))} TFLOPS{' FP16' if int8 or f32 > 0 else ''}"
         + (" (vector engines only: this backend leaves the XMX matrix units unused)" if vector_only(s) else "")
-        + _scores_and_pipeline(s, out)
+        + _scores_and_pipeline(s, inp, out)
         + f" = {num(first(out.prefill))} tok/s"
     )
     extra = first(out.t_prefill_link)

@@ -185,6 +185,8 @@ def build_case(row: Measurement, catalog: Catalog, specs: Mapping[str, HardwareS
         work["backend"] = row.backend
     if row.flash_attn is False and engine is Engine.LLAMA_CPP:
         work["flash_attention"] = False
+    if row.sycl_f16:
+        work["sycl_f16"] = True
     if ngl is not None and hardware.kind is not HardwareClass.CPU:
         # -ngl 99 means every layer on the GPU: force it, so the capacity model never spills a run
         # that demonstrably fitted.

@@ -225,6 +225,9 @@ def _terms_section(report: dict[str, Any]) -> list[str]:
         f"- γ = {_g(cal['expert_spread'])}: B streams read the experts of B^γ independent tokens;",
         f"- s_SYCL = {_g(cal.get('sycl_plain_eta', 1.0))}: decode η's factor where llama.cpp's SYCL backend reads "
         "the weights from the plain block layout, no reordered kernel for their type (advisor.core.sycl_layout);",
+        f"- η_f32 = {_g(cal.get('sycl_f32_eta', 1.0))}: the share of the vector engines' FP32 rate (an eighth of "
+        "an Arc card's FP16 figure) SYCL's prefill matmuls reach in a build without GGML_SYCL_F16 "
+        "(advisor.core.sycl_prefill);",
         f"- η_host = {_g(cal['host_eta'])}: the share of host-RAM bandwidth offloaded weights are read at "
         "(a prior: too few clean rows to fit it);",
         f"- e = {eras or 'none'}: an older llama.cpp build's fixed time is e × t₀ (the fit only: the app "

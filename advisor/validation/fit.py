@@ -109,6 +109,7 @@ def _field_arrays(cases: Sequence[Case], cal: Calibration) -> dict[str, Any]:
     fields["cpu_attn_rate"] = np.full(len(cases), cal.cpu_attn_gbps * GB)
     fields["fused_attn_eta"] = np.full(len(cases), cal.fused_attn_eta)
     fields["layout_eta"] = case_layouts(cases, cal)
+    fields["f32_matmul_eta"] = np.full(len(cases), cal.sycl_f32_eta)
     return fields
 
 
@@ -283,6 +284,7 @@ def _tidy(cal: Calibration) -> Calibration:
         era_token={e: float(f"{v:.3g}") for e, v in cal.era_token.items()},
         moe_token=float(f"{cal.moe_token:.3g}"),
         sycl_plain_eta=float(f"{cal.sycl_plain_eta:.3g}"),
+        sycl_f32_eta=float(f"{cal.sycl_f32_eta:.3g}"),
         machines={k: replace(t, decode=float(f"{t.decode:.3g}")) for k, t in cal.machines.items()},
         generations={k: replace(t, decode=float(f"{t.decode:.3g}")) for k, t in cal.generations.items()},
         vulkan_prefill={k: float(f"{v:.3g}") for k, v in cal.vulkan_prefill.items()},
@@ -298,6 +300,7 @@ def _values(cal: Calibration, base: Calibration) -> dict[str, float]:
         "cpu_attn_gbps": cal.cpu_attn_gbps,
         "moe_token": cal.moe_token,
         "sycl_plain_eta": cal.sycl_plain_eta,
+        "sycl_f32_eta": cal.sycl_f32_eta,
     }
     for (era, backend), v in cal.era_token.items():
         out[f"era_token[{era.value}, {backend.value}]"] = v

@@ -15,7 +15,16 @@ from advisor.validation.fit_params import Param
 
 # Parameters that are one Calibration field each, named as the field
 SCALAR_TERMS = frozenset(
-    {"host_eta", "expert_spread", "unfused_attn_eta", "fused_attn_eta", "cpu_attn_gbps", "moe_token", "sycl_plain_eta"}
+    {
+        "host_eta",
+        "expert_spread",
+        "unfused_attn_eta",
+        "fused_attn_eta",
+        "cpu_attn_gbps",
+        "moe_token",
+        "sycl_plain_eta",
+        "sycl_f32_eta",
+    }
 )
 
 

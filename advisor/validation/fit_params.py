@@ -48,6 +48,7 @@ from advisor.core.matrix_units import int8_tops_in_use
 from advisor.core.prefill import CPU_INT8_LANES
 from advisor.core.roofline_inputs import quantized
 from advisor.core.sycl_layout import plain_layout, weight_type
+from advisor.core.sycl_prefill import attention_share, f32_matmul_share
 from advisor.core.terms import CURRENT_ERA, Backend, BuildEra, Engine
 from advisor.validation.cases import Case
 from advisor.validation.sources import source_of
@@ -293,6 +294,11 @@ def case_layouts(cases: Sequence[Case], cal: Calibration) -> NDArray[np.float64]
     return np.array([cal.sycl_plain_eta if plain_layout_case(c) else 1.0 for c in cases], dtype=float)
 
 
+def case_attn_shares(cases: Sequence[Case]) -> NDArray[np.float64]:
+    """Each row's prefill attention share of the FP16 figure for its own build (the solver's `attn_flops_share`)."""
+    return np.array([attention_share(c.scenario, c.row.build_date) for c in cases], dtype=float)
+
+
 def runs_unfused(c: Case) -> bool:
     """llama.cpp run without flash attention (its attention then runs as separate kernels)."""
     return attention_unfused(c.scenario)
@@ -345,6 +351,9 @@ def prefill_params(train: Sequence[Case], base: Calibration, min_rows: int = MIN
     fitted_all = tuple(fitted)
     if sum(c.moe for c in pp if group_of(c) in fitted_all) >= 3:
         params.append(Param("moe_factor", "prefill.moe_factor", fitted_all, "share", 0.5, 0.05, 1.0))
+    f32 = [c for c in pp if group_of(c) in fitted_all and f32_matmul_share(c.scenario) > 0]
+    if len(f32) >= 3 and len({source_of(c.row.source_url) for c in f32}) >= MIN_FACTOR_SOURCES:
+        params.append(Param("sycl_f32_eta", "sycl_f32_eta", (), "share", 0.7, 0.1, 1.0))
     params += backend_params([c for c in pp if group_of(c) in fitted_all], "prefill")
     params += vulkan_prefill_params([c for c in pp if group_of(c) in fitted_all])
     return params

@@ -40,9 +40,10 @@ COLUMNS = (
     "notes",
 )
 # Read when present (older copies of the file lack them).
-OPTIONAL_COLUMNS = ("backend", "exclude_reason", "flash_attn", "build_date")
+OPTIONAL_COLUMNS = ("backend", "exclude_reason", "flash_attn", "build_date", "build_flags")
 BACKEND_NAMES = {b.value: b for b in Backend}
 BUILD_DATE = re.compile(r"20[0-9]{2}-(0[1-9]|1[0-2])")
+BUILD_FLAG = re.compile(r"GGML_[A-Z0-9_]+=(ON|OFF)")
 SPEC_COLUMNS = (
     "hardware_name",
     "class",
@@ -91,6 +92,13 @@ class Measurement:
     exclude_reason: str = ""  # set: kept in the file, not fitted, not in the statistics
     flash_attn: bool | None = None  # llama.cpp's -fa as the source shows it; None when it does not say
     build_date: str = ""  # YYYY-MM of the build the source ran; "" when it does not say
+    # the build's CMake options the source states that change the model ("GGML_SYCL_F16=ON"), space-separated
+    build_flags: tuple[str, ...] = ()
+
+    @property
+    def sycl_f16(self) -> bool:
+        """Built with GGML_SYCL_F16=ON (SYCL's FP16 prefill path; off by default)."""
+        return "GGML_SYCL_F16=ON" in self.build_flags
 
     @property
     def source(self) -> str:
@@ -158,6 +166,9 @@ def _parse_row(line: int, row: Mapping[str, str]) -> Measurement:
     build_date = (row.get("build_date") or "").strip()
     if build_date and not BUILD_DATE.fullmatch(build_date):
         raise _Bad(f"build_date: expected YYYY-MM or empty, got {build_date!r}")
+    flags = tuple((row.get("build_flags") or "").split())
+    if bad := [f for f in flags if not BUILD_FLAG.fullmatch(f)]:
+        raise _Bad(f"build_flags: expected CMake options like GGML_SYCL_F16=ON, got {bad[0]!r}")
     backend_text = (row.get("backend") or "").strip().lower()
     if backend_text and backend_text not in BACKEND_NAMES:
         raise _Bad(f"backend: expected one of {', '.join(b.value for b in Backend)} or empty, got {backend_text!r}")
@@ -187,6 +198,7 @@ def _parse_row(line: int, row: Mapping[str, str]) -> Measurement:
         exclude_reason=(row.get("exclude_reason") or "").strip(),
         flash_attn=None if not fa_text else fa_text == "1",
         build_date=build_date,
+        build_flags=flags,
     )
 
 

@@ -13,7 +13,7 @@ from advisor.core.calibration import CALIBRATION, Calibration
 from advisor.core.inputs import build_inputs
 from advisor.core.roofline import Inputs, Outputs, solve
 from advisor.validation.cases import Case
-from advisor.validation.fit_params import backend_of, case_layouts
+from advisor.validation.fit_params import backend_of, case_attn_shares, case_layouts
 
 
 def stack_inputs(inputs: Sequence[Inputs]) -> Inputs:
@@ -22,7 +22,10 @@ def stack_inputs(inputs: Sequence[Inputs]) -> Inputs:
 
 
 def case_inputs(cases: Sequence[Case], calibration: Calibration | None = None) -> Inputs:
-    return stack_inputs([build_inputs(c.scenario, calibration) for c in cases])
+    """Each case's inputs as the app builds them, with the terms that follow the row's own build date."""
+    return replace(
+        stack_inputs([build_inputs(c.scenario, calibration) for c in cases]), attn_flops_share=case_attn_shares(cases)
+    )
 
 
 def measured_quantity(cases: Sequence[Case], out: Outputs) -> NDArray[np.float64]:

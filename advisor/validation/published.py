@@ -48,6 +48,7 @@ def published_row(c: Case, predicted: float = 0.0) -> Published | None:
         prompt=(row.prompt_tokens or 0) if c.test == "pp" else 0,
         backend=row.backend,
         flash_attention=row.flash_attn,
+        sycl_f16=row.sycl_f16,
         depth=row.depth or 0,
         tokens=row.gen_tokens or 0,
         context=w.context,

@@ -43,6 +43,8 @@ def calibration_dict(cal: Calibration) -> dict[str, Any]:
         "cpu_attn_gbps": cal.cpu_attn_gbps,
         "era_token": {f"{e.value}, {b.value}": v for (e, b), v in cal.era_token.items()},
         "moe_token": cal.moe_token,
+        "sycl_plain_eta": cal.sycl_plain_eta,
+        "sycl_f32_eta": cal.sycl_f32_eta,
         "machines": {k: asdict(t) for k, t in cal.machines.items()},
         "generations": {k: asdict(t) for k, t in cal.generations.items()},
         "vulkan_prefill": dict(cal.vulkan_prefill),

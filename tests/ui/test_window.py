@@ -7,8 +7,10 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 
+from advisor.catalog.convert import to_hardware
 from advisor.core.curves import curve
 from advisor.core.fmt import num
+from advisor.core.terms import Backend
 from advisor.ui.main_window import MainWindow
 from advisor.ui.store import UI_CURVE_POINTS
 
@@ -187,6 +189,25 @@ def test_flash_attention_toggle_slows_long_context_decode(qtbot, window: MainWin
     assert panel.flash.isChecked()
     panel.spins["efficiency"].setValue(0.8)  # a given η replaces the fitted terms: the switch no longer applies
     assert not panel.flash.isEnabled()
+
+
+def test_sycl_fp16_build_switch_shows_for_sycl_only(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    panel = window.workload_panel
+    window.show()
+    assert not panel.sycl_f16.isVisible()  # the default machine runs CUDA
+    session = window.store.session.model_dump()
+    session["hardware_id"] = "arc-pro-b70"
+    session["scenario"]["hardware"] = to_hardware(window.store.catalog.hardware["arc-pro-b70"]).model_dump()
+    window.store.set_session(session, "Pick the Arc Pro B70")
+    window.store.update("workload", backend=Backend.SYCL, prompt_tokens=2048)
+    assert panel.sycl_f16.isVisible() and not panel.sycl_f16.isChecked()
+    f32 = window.store.snapshot.result.prefill_tok_s
+    panel.sycl_f16.setChecked(True)
+    assert window.store.session.scenario.workload.sycl_f16 is True
+    assert window.store.snapshot.result.prefill_tok_s > f32  # the FP16 build prefills on the matrix units
+    window.store.undo()
+    assert not panel.sycl_f16.isChecked()
+    assert window.store.snapshot.result.prefill_tok_s == pytest.approx(f32)
 
 
 def test_chosen_entries_are_scrolled_into_view_at_start(window: MainWindow) -> None:

@@ -251,6 +251,25 @@ def test_build_date_column() -> None:
     assert [c.era.value if isinstance(c, Case) and c.era else None for c in cases] == ["2024-05 to 2024-12", None]
 
 
+def test_build_flags_column() -> None:
+    full = ",".join(COLUMNS + OPTIONAL_COLUMNS)
+    rows, problems = parse_measurements(
+        "\n".join([full, GOOD + ",SYCL,,,2026-04,GGML_SYCL_F16=ON", GOOD + ",SYCL,,,,", GOOD + ",SYCL,,,,-DF16"])
+    )
+    assert [r.sycl_f16 for r in rows] == [True, False]
+    assert len(problems) == 1 and "build_flags" in problems[0]
+    (case,) = [build_case(r, shipped_catalog(), {}) for r in rows[:1]]
+    assert isinstance(case, Case) and case.scenario.workload.sycl_f16
+
+
+def test_shipped_sycl_f16_flags_follow_the_notes() -> None:
+    """A SYCL row is marked GGML_SYCL_F16=ON exactly where its source says the build had it."""
+    rows, _ = parse_measurements(MEASUREMENTS_CSV.read_text(encoding="utf-8"))
+    for r in rows:
+        said = "GGML_SYCL_F16=ON" in r.notes or "GGML_SYCL_F16: yes" in r.notes
+        assert r.sycl_f16 == (said and r.backend is Backend.SYCL), r.line
+
+
 def test_shipped_build_dates_come_from_the_source() -> None:
     """build_date is set only where the source dates the build (a printed build number or commit, the
     dated post or snapshot that printed the table); empty otherwise."""
@@ -285,6 +304,10 @@ def test_pending_rows_parse_and_stay_out_of_the_validation() -> None:
     llmfit, problems = parse_measurements((pending.parent / "llmfit-community.csv").read_text(encoding="utf-8"))
     assert llmfit and not problems
     assert all(r.source_url.startswith("https://github.com/AlexsJones/llmfit/blob/") for r in llmfit)
+    sycl, problems = parse_measurements((pending.parent / "sycl-f16-unstated-quant.csv").read_text(encoding="utf-8"))
+    assert sycl and not problems
+    assert all(r.source_url.endswith("/pull/23996") and not r.quant for r in sycl)
+    assert {r.sycl_f16 for r in sycl} == {True, False}  # both builds of every table cell
     assert load_dataset(shipped_catalog()).rows == _csv_rows(MEASUREMENTS_CSV)  # measurements.csv alone
 
 

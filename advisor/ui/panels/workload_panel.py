@@ -12,12 +12,13 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
     QGroupBox,
+    QHBoxLayout,
     QSlider,
     QVBoxLayout,
     QWidget,
 )
 
-from advisor.core.efficiency import BACKEND_LABELS, Engine, default_backend, default_eta, resolve_backend
+from advisor.core.efficiency import BACKEND_LABELS, Backend, Engine, default_backend, default_eta, resolve_backend
 from advisor.core.inputs import hardware_factors
 from advisor.core.presets import PRESETS, preset_changes
 from advisor.core.scenario import Speculative, Workload
@@ -87,6 +88,10 @@ class WorkloadPanel(QWidget):
         self.backend.setToolTip(Workload.model_fields["backend"].description or "")
         self.flash = QCheckBox("Flash attention")
         self.flash.setToolTip(Workload.model_fields["flash_attention"].description or "")
+        # shown only where the backend is SYCL, beside flash attention (no row of its own)
+        self.sycl_f16 = QCheckBox("SYCL FP16 build")
+        self.sycl_f16.setToolTip(Workload.model_fields["sycl_f16"].description or "")
+        self.sycl_f16.setAccessibleName("SYCL FP16 build")
         self.offload = QComboBox()
         for key in get_args(Workload.model_fields["offload"].annotation):  # the field's values, in its order
             self.offload.addItem(OFFLOAD_LABELS.get(key, key), key)
@@ -108,7 +113,11 @@ class WorkloadPanel(QWidget):
             form.addRow(Workload.model_fields[name].title or name, self.spins[name])
         form.addRow("Engine", self.engine)
         form.addRow("Backend", self.backend)
-        form.addRow("", self.flash)
+        build_row = QHBoxLayout()
+        build_row.addWidget(self.flash)
+        build_row.addWidget(self.sycl_f16)
+        build_row.addStretch(1)
+        form.addRow("", build_row)
         form.addRow("Offload", self.offload)
         for name in ("gpu_layers", "threads", "prefill_rate", "overhead_gb", "min_bits"):
             form.addRow(Workload.model_fields[name].title or name, self.spins[name])
@@ -136,6 +145,9 @@ class WorkloadPanel(QWidget):
         )
         self.flash.toggled.connect(
             lambda on: store.update("workload", "Turn flash attention " + ("on" if on else "off"), flash_attention=on)
+        )
+        self.sycl_f16.toggled.connect(
+            lambda on: store.update("workload", "SYCL FP16 build " + ("on" if on else "off"), sycl_f16=on)
         )
         self.offload.currentIndexChanged.connect(
             lambda _i: store.update("workload", "Change offload", offload=self.offload.currentData())
@@ -201,6 +213,9 @@ class WorkloadPanel(QWidget):
         self.flash.setEnabled(w.engine is Engine.LLAMA_CPP and w.efficiency is None)
         with QSignalBlocker(self.flash):
             self.flash.setChecked(w.flash_attention)
+        self.sycl_f16.setVisible(w.engine is Engine.LLAMA_CPP and backend is Backend.SYCL)
+        with QSignalBlocker(self.sycl_f16):
+            self.sycl_f16.setChecked(w.sycl_f16)
         auto = f"auto ({d.decode:.2f})"
         factors = [
             ("the " + key + " architecture's" if key else "this machine's own")

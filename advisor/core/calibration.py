@@ -184,12 +184,17 @@ class Calibration:
             return NO_BACKEND_TERMS
         return self.backends.get(backend, NO_BACKEND_TERMS)
 
-    def token_factor(self, engine: Engine, era: BuildEra | None, backend: Backend | None) -> float:
+    def token_factor(
+        self, engine: Engine, era: BuildEra | None, backend: Backend | None, graphless: bool = False
+    ) -> float:
         """Factor on t₀ for a llama.cpp build of `era` on `backend` (1.0 for the current era, an unknown
-        build or backend, and other engines)."""
-        if engine is not Engine.LLAMA_CPP or era is None or backend is None:
+        build or backend, and other engines). `graphless`: a CUDA step that ran without CUDA graphs (a
+        batched step before they covered batches) pays what builds before CUDA graphs paid."""
+        if engine is not Engine.LLAMA_CPP or backend is None:
             return 1.0
-        return self.era_token.get((era, backend), 1.0)
+        if graphless and backend is Backend.CUDA:
+            era = BuildEra.BEFORE_2024_05
+        return 1.0 if era is None else self.era_token.get((era, backend), 1.0)
 
     def machine(self, hw: Hardware) -> MachineTerms:
         """The machine's own factor (1.0 for chips without published runs and custom hardware)."""

@@ -173,16 +173,17 @@ def realistic_fields(scenario: Scenario, calibration: Calibration | None = None)
     d, p = t.decode, t.prefill
     plain_decode = w.efficiency is not None
     plain_prefill = w.compute_efficiency is not None
-    # decode_eta / compute_eta already carry the backend's factor (or are the user's plain η); the
-    # user's calibration adds its fixed time to the fitted one (never below none)
+    # decode_eta / compute_eta already carry the backend's factor (or are the user's plain η); the user's
+    # calibration adds its fixed time to the step (never below none), which the solver scales like t₀
     t0 = cal.token_ms(hw.kind, w.engine, backend_in_use(scenario))
     own_ms = hw.measured.token_ms_for(scenario_model_key(scenario)) if hw.measured is not None else 0.0
+    own_ms /= fixed_time_scale(scenario.model) * cal.moe_factor(w.engine, scenario.model.is_moe)
     return calibrated_fields(
         decode_eta(scenario, calibration),
         compute_eta(scenario, calibration),
         hw.scaling_efficiency,
         hw.speedup,
-        token_ms=0.0 if plain_decode else max(t0 + own_ms / fixed_time_scale(scenario.model), 0.0),
+        token_ms=0.0 if plain_decode else max(t0 + own_ms, 0.0),
         moe_token=1.0 if plain_decode else (calibration or CALIBRATION).moe_factor(w.engine, True),
         kv_factor=1.0 if plain_decode else d.kv_factor,
         dequant_flop=0.0 if plain_decode else d.dequant_flop,

@@ -38,6 +38,11 @@ class BuildEra(StrEnum):
     FROM_2025 = "2025 onward"
 
 
+# llama.cpp's CUDA backend captured a step as a CUDA graph only for one token per step until PR #19645
+# (merged 2026-02-17) dropped the "batch size > 1" check: batched decode in earlier builds launched every
+# kernel one by one.
+CUDA_BATCHED_GRAPHS_SINCE = "2026-02"
+
 # The era the app predicts for (a current build); its factor on t₀ is 1 by definition.
 CURRENT_ERA = BuildEra.FROM_2025
 

@@ -33,6 +33,7 @@ from advisor.validation.fit_params import (
     Param,
     backend_of,
     case_layouts,
+    case_token_factors,
     catalog_chip,
     decode_params,
     era_order,
@@ -83,7 +84,7 @@ def _field_arrays(cases: Sequence[Case], cal: Calibration) -> dict[str, Any]:
     scaling = np.array([c.scenario.hardware.scaling_efficiency for c in cases], dtype=float)
     speedup = np.array([c.scenario.hardware.speedup for c in cases], dtype=float)
     bt = [cal.backend(c.engine, b) if (b := backend_of(c)) is not None else BackendTerms() for c in cases]
-    era = np.array([cal.token_factor(c.engine, c.era, backend_of(c)) for c in cases], dtype=float)
+    era = case_token_factors(cases, cal)
     machine = np.array([cal.hardware_factor(c.scenario.hardware, backend_of(c)) for c in cases], dtype=float)
     vulkan = np.array([cal.vulkan_prefill_factor(c.scenario.hardware, backend_of(c)) for c in cases], dtype=float)
     fields = calibrated_fields(
@@ -206,6 +207,12 @@ def fit(
         sub = [tr[i] for i in tg_idx]
         cal, c2 = _fit_part(sub, tr_meas[tg_idx], _take(inputs, tg_idx), cal, decode_params(tr, base, min_rows))
         cost += c2
+    if pp_idx and tg_idx and inputs is not None and np.any(np.asarray(inputs.dense_copy_bytes)[pp_idx] > 0):
+        # a dense copy streams at decode's realized bandwidth, which the decode part has just fitted: the
+        # prefill part again, from where it stood, at that bandwidth
+        sub = [tr[i] for i in pp_idx]
+        cal, c1 = _fit_part(sub, tr_meas[pp_idx], _take(inputs, pp_idx), cal, prefill_params(tr, cal, min_rows))
+        cost += c1
     cal = _tidy(cal)
     counts = {g: sum(1 for c in tr if c.test == "tg" and group_of(c) == g) for g in cal.terms}
     cal = replace(cal, terms={g: (replace(t, rows=counts[g]) if t.fitted else t) for g, t in cal.terms.items()})

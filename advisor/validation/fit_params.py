@@ -49,7 +49,7 @@ from advisor.core.prefill import CPU_INT8_LANES
 from advisor.core.roofline_inputs import quantized
 from advisor.core.sycl_layout import plain_layout, weight_type
 from advisor.core.sycl_prefill import attention_share, f32_matmul_share
-from advisor.core.terms import CURRENT_ERA, Backend, BuildEra, Engine
+from advisor.core.terms import CUDA_BATCHED_GRAPHS_SINCE, CURRENT_ERA, Backend, BuildEra, Engine
 from advisor.validation.cases import Case
 from advisor.validation.sources import source_of
 
@@ -292,6 +292,17 @@ def plain_layout_case(c: Case) -> bool:
 def case_layouts(cases: Sequence[Case], cal: Calibration) -> NDArray[np.float64]:
     """Each row's weights' share of η for its own build (the solver's `layout_eta`)."""
     return np.array([cal.sycl_plain_eta if plain_layout_case(c) else 1.0 for c in cases], dtype=float)
+
+
+def graphless(c: Case) -> bool:
+    """A batched CUDA decode row from a build whose CUDA graphs covered one token per step only."""
+    dated = bool(c.row.build_date) and c.row.build_date < CUDA_BATCHED_GRAPHS_SINCE
+    return c.test == "tg" and c.row.batch > 1 and dated and backend_of(c) is Backend.CUDA
+
+
+def case_token_factors(cases: Sequence[Case], cal: Calibration) -> NDArray[np.float64]:
+    """Each row's factor on t₀ for its own build: its era's, or the graphless one for a batched CUDA step."""
+    return np.array([cal.token_factor(c.engine, c.era, backend_of(c), graphless(c)) for c in cases], dtype=float)
 
 
 def case_attn_shares(cases: Sequence[Case]) -> NDArray[np.float64]:

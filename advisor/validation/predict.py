@@ -13,7 +13,7 @@ from advisor.core.calibration import CALIBRATION, Calibration
 from advisor.core.inputs import build_inputs
 from advisor.core.roofline import Inputs, Outputs, solve
 from advisor.validation.cases import Case
-from advisor.validation.fit_params import backend_of, case_attn_shares, case_layouts
+from advisor.validation.fit_params import case_attn_shares, case_layouts, case_token_factors
 
 
 def stack_inputs(inputs: Sequence[Inputs]) -> Inputs:
@@ -39,7 +39,7 @@ def era_factors(cases: Sequence[Case], calibration: Calibration | None = None) -
     """Each case's factor on t₀ for its build era (1.0 for a current or undated build; the app's
     inputs are a current build's, so the validation applies the measurement's own era here)."""
     cal = calibration or CALIBRATION
-    return np.array([cal.token_factor(c.engine, c.era, backend_of(c)) for c in cases], dtype=float)
+    return case_token_factors(cases, cal)
 
 
 def predict(cases: Sequence[Case], calibration: Calibration | None = None, **overrides: Any) -> NDArray[np.float64]:

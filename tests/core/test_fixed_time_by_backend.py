@@ -12,7 +12,9 @@ from advisor.core.inputs import build_inputs
 from advisor.core.model import ModelArch
 from advisor.core.quant import Quant
 from advisor.core.scenario import Scenario, Workload
-from advisor.core.terms import Backend, Engine
+from advisor.core.terms import CUDA_BATCHED_GRAPHS_SINCE, CURRENT_ERA, Backend, BuildEra, Engine
+from advisor.validation.data import load_dataset
+from advisor.validation.fit_params import graphless
 
 M8 = ModelArch(name="8B", total_params_b=8.03, layers=32, heads=32, kv_heads=8, head_dim=128)
 Q4 = Quant(name="Q4_K_M", bits_per_weight=4.85)
@@ -43,3 +45,25 @@ def test_other_backends_keep_their_class() -> None:
         == CALIBRATION.get(HardwareClass.UNIFIED, Engine.MLX).decode.token_ms
     )
     assert CALIBRATION.token_ms(HardwareClass.DISCRETE_GPU, Engine.LLAMA_CPP, Backend.VULKAN) == DISCRETE
+
+
+def test_batched_cuda_steps_ran_without_graphs_before_february_2026() -> None:
+    """Until llama.cpp PR #19645 a CUDA step of more than one token per sequence set ran kernel by kernel: a
+    batched row of such a build pays what builds before CUDA graphs paid; a single stream, a later build, or
+    another backend pays the row's own era's t₀."""
+    early = CALIBRATION.era_token.get((BuildEra.BEFORE_2024_05, Backend.CUDA), 1.0)
+    cpp, cuda, now = Engine.LLAMA_CPP, Backend.CUDA, CURRENT_ERA
+    assert early > 1.0  # the fit found CUDA graphs saving time
+    assert CALIBRATION.token_factor(cpp, now, cuda, graphless=True) == early
+    assert CALIBRATION.token_factor(cpp, now, cuda) == 1.0
+    assert CALIBRATION.token_factor(cpp, now, Backend.METAL, graphless=True) == 1.0
+    assert CALIBRATION.token_factor(Engine.VLLM, now, cuda, graphless=True) == 1.0
+
+
+def test_which_rows_ran_graphless() -> None:
+    cases = load_dataset(shipped_catalog()).cases
+    marked = [c for c in cases if graphless(c)]
+    assert marked  # the DGX Spark's batched-bench rows of a November 2025 build
+    for c in marked:
+        assert c.row.batch > 1 and c.row.build_date < CUDA_BATCHED_GRAPHS_SINCE and c.row.backend is Backend.CUDA
+    assert not any(graphless(c) for c in cases if c.row.batch == 1 or c.row.build_date >= CUDA_BATCHED_GRAPHS_SINCE)

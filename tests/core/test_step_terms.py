@@ -102,3 +102,24 @@ def test_off_where_the_step_is_plain_or_unfused() -> None:
     assert float(solve(build_inputs(unfused)).t_kv_flops) == 0.0
     flat = solve(build_inputs(plain.model_copy(update={"workload": Workload(context=32768)}), FLAT))
     assert float(flat.t_kv_flops) == 0.0 and float(flat.compute_flops) > float(flat.attn_flops_per_token)
+
+
+def test_a_users_fixed_time_is_not_scaled_by_the_moe_multiple() -> None:
+    """An MoE model's step pays m × t₀ for its router and expert kernels; the time a user's runs measured
+    beyond the model is already the step's own, so the multiple must not scale it either."""
+    from advisor.core.measured import MeasuredTerms, model_key
+
+    moe = SHALLOW.model_copy(
+        update={
+            "name": "MoE, 16 layers",
+            "total_params_b": 30.0,
+            "active_params_b": 3.0,
+            "experts": 64,
+            "experts_active": 4,
+        }
+    )
+    assert moe.is_moe and CALIBRATION.moe_token > 1.0
+    terms = MeasuredTerms(token_ms=2.0, decode_runs=3, model=model_key(moe.name, Q4.name))
+    hw = GPU.model_copy(update={"measured": terms})
+    base, own = (solve(build_inputs(_scenario(moe, h, context=0))) for h in (GPU, hw))
+    assert float(own.t_token) - float(base.t_token) == pytest.approx(2e-3)

@@ -23,6 +23,7 @@ KNOWN = replace(
     FLAT,
     host_eta=0.6,
     expert_spread=0.7,
+    sycl_f32_eta=0.8,  # inside its range: a share at its bound of 1 leaves the fit a flat direction
     terms={
         **FLAT.terms,
         D: ClassTerms(
@@ -76,6 +77,7 @@ def test_fit_recovers_known_terms(cases: list) -> None:
         assert have.prefill.quant_factor == pytest.approx(want.prefill.quant_factor, rel=0.05)
     assert got.get(*U).decode.stream_cost == pytest.approx(4.0, rel=0.1)
     assert got.expert_spread == pytest.approx(0.7, rel=0.1)
+    assert got.sycl_f32_eta == pytest.approx(0.8, rel=0.05)
     # the synthetic data are reproduced almost exactly
     assert np.max(np.abs(predict(cases, got) / measured - 1)) < 0.05
 

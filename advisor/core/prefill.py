@@ -77,7 +77,7 @@ def prefill_terms(
     host_attn: Arr,
     quantized: NDArray[np.bool_],
     host_weight_flops: Arr,
-    device_weights: tuple[Arr, Arr] = (np.zeros(1), np.zeros(1)),
+    device_weights: tuple[Arr, Arr],
 ) -> PrefillParts:
     """Compute-bound: weight matmuls realize η_c (less for quantized weights and for MoE experts, which
     see few tokens each); attention realizes η_c at α times its FLOP count; the prompt's tokens sit on

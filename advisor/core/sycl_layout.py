@@ -66,10 +66,9 @@ def scenario_type(scenario: Scenario) -> str | None:
     return weight_type(scenario.quant.name)
 
 
-def layout_factor(scenario: Scenario, calibration: Calibration, build_date: str = "") -> float:
-    """The decode η's factor for the scenario's weights on SYCL in a build of `build_date` (empty: a current
-    one): the fitted plain-layout share where no reordered kernel reads them, else 1."""
+def layout_factor(scenario: Scenario, calibration: Calibration) -> float:
+    """The decode η's factor for the scenario's weights on SYCL in a current build: the fitted plain-layout
+    share where no reordered kernel reads them, else 1."""
     backend = resolve_backend(scenario.hardware, scenario.workload.backend)
-    wtype = scenario_type(scenario)
-    plain = plain_layout(backend, scenario.workload.engine, wtype, scenario.model.is_moe, build_date)
+    plain = plain_layout(backend, scenario.workload.engine, scenario_type(scenario), scenario.model.is_moe)
     return calibration.sycl_plain_eta if plain else 1.0

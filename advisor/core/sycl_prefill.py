@@ -37,9 +37,9 @@ if TYPE_CHECKING:
 
 # GPUs whose FP16 figure is their XMX matrix engines' rate: eight times the vector engines' FP32 rate
 XMX_GENERATIONS = frozenset({"Intel Alchemist", "Intel Battlemage"})
-XMX_OVER_VECTOR_FP32 = 8.0
 # elsewhere the FP16 figure is the vector units' packed FP16 rate, twice their FP32 rate
 VECTOR_FP16_OVER_FP32 = 2.0
+XMX_OVER_VECTOR_FP32 = XMX_OVER_VECTOR_FP16 * VECTOR_FP16_OVER_FP32
 # first build month whose flash attention prefills on the XMX engines (both Arc generations)
 XMX_ATTENTION_SINCE = "2026-08"
 F32_BYTES = 4.0
@@ -82,18 +82,18 @@ def attention_share(scenario: Scenario, build_date: str = "") -> float:
     return 1.0 / XMX_OVER_VECTOR_FP16 if tile else 1.0
 
 
-def sycl_fields(scenario: Scenario, calibration: Calibration, build_date: str = "") -> dict[str, Any]:
-    """The solver's SYCL terms for a scenario in a build of `build_date` (empty: a current one): the weights'
-    decode layout share, prefill's FP32 share, its η, the dense copy's bytes per weight and attention's share of
-    the FP16 figure. An explicit decode η drops the layout share, an explicit compute η the prefill terms (the
-    user's figure then stands alone)."""
+def sycl_fields(scenario: Scenario, calibration: Calibration) -> dict[str, Any]:
+    """The solver's SYCL terms for a scenario in a current build: the weights' decode layout share, prefill's
+    FP32 share, its η, the dense copy's bytes per weight and attention's share of the FP16 figure (the
+    validation replaces the build-dated ones per row). An explicit decode η drops the layout share, an explicit
+    compute η the prefill terms (the user's figure then stands alone)."""
     w = scenario.workload
     share = 0.0 if w.compute_efficiency is not None else f32_matmul_share(scenario)
     copy = dequantizes_to_buffer(scenario) and w.compute_efficiency is None
     return {
-        "layout_eta": 1.0 if w.efficiency is not None else layout_factor(scenario, calibration, build_date),
+        "layout_eta": 1.0 if w.efficiency is not None else layout_factor(scenario, calibration),
         "f32_matmul_share": share,
         "f32_matmul_eta": calibration.sycl_f32_eta,
         "dense_copy_bytes": (F16_BYTES if w.sycl_f16 else F32_BYTES) if copy else 0.0,
-        "attn_flops_share": 1.0 if w.compute_efficiency is not None else attention_share(scenario, build_date),
+        "attn_flops_share": 1.0 if w.compute_efficiency is not None else attention_share(scenario),
     }

@@ -36,8 +36,10 @@ attention is B·KV ÷ (threads × r_attn) on the memory side.
   (GLM-4.7-Flash on an M2 Ultra slows with depth at about 2 TFLOP/s, 60 GB/s of cache), not GQA's groups
   of 2-8 (their depth costs follow the cache's bytes).
 - d (`dequant_flop`): FLOP-equivalents per quantized weight to unpack it (N_q weights read from fast
-  memory, F the device's FP16 peak). It is why a 4-bit model realizes less of its ceiling than the
-  same model at 16 bits, and most on GPUs with little compute per byte of bandwidth.
+  memory), at the vector ALUs' FP32 rate, where decode's matrix-vector kernels run (not the tensor or
+  matrix units the FP16 figure counts: advisor.core.vector_units). It is why a 4-bit model realizes less
+  of its ceiling than the same model at 16 bits, and most on GPUs with little vector compute per byte of
+  bandwidth: a datacenter card whose FP16 figure is sixteen times its vector rate, an Arc card's eight.
 - s (`stream_cost`): each stream beyond the first adds its own weight matmuls to the step, at s times
   their time at the FP16 peak (2 × active params ÷ F): small-batch kernels re-read and unpack the weights
   per stream from cache and realize a small share of the peak, so per-stream speed sags as the batch

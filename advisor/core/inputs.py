@@ -22,6 +22,7 @@ from advisor.core.shape import fixed_time_scale, model_layers, with_typical_shap
 from advisor.core.sycl_prefill import sycl_fields
 from advisor.core.terms import Backend, BackendTerms, ClassTerms, MachineTerms
 from advisor.core.units import BILLION, GB, TFLOPS
+from advisor.core.vector_units import vector_tflops
 
 # One hand-off between the GPU and the host CPU inside a llama.cpp step (a synchronisation and the
 # activations' copy), from llama.cpp PR #4812 on an RTX 3090 Ti: LLaMA 7B Q4_0 tg128 127.43 tok/s with the KV
@@ -332,6 +333,7 @@ def build_inputs(scenario: Scenario, calibration: Calibration | None = None, **o
         host_cap=hw.host_capacity_gb * GB,
         flops=matrix_tflops_in_use(scenario) * TFLOPS * core_share(scenario),
         int8_flops=int8_tops_in_use(scenario) * TFLOPS,
+        vector_flops=vector_tflops(hw) * TFLOPS * core_share(scenario),
         f16_gain=f16_accumulate_gain(scenario),
         link_bw=hw.host_link_gbps * GB,
         context=float(w.context),

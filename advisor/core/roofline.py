@@ -252,7 +252,8 @@ def _solve(inp: Inputs) -> Outputs:
     unpacked = np.where(is_quantized(dense_bpw), (1 - dense_host) * dense_weights_read / dense_bpw, 0.0) + np.where(
         quantized, (1 - expert_host) * expert_read / bpw, 0.0
     )
-    t_dequant = unpacked * _a(inp.dequant_flops) / flops
+    # unpacking runs in the matrix-vector kernels, on the vector ALUs (advisor.core.vector_units)
+    t_dequant = unpacked * _a(inp.dequant_flops) / np.where(_a(inp.vector_flops) > 0, _a(inp.vector_flops), flops)
     # An MoE model's step also runs router, top-k and expert-gather kernels: moe_token_factor × t₀.
     layers = _a(inp.layers)
     t_token_dense = _a(inp.token_time) * np.where(layers > 0, layers, T0_LAYERS) / T0_LAYERS * np.ones_like(t_weights)

@@ -87,7 +87,10 @@ class Inputs:
     token_time: Num = 0.0  # s added to every decode step of a T0_LAYERS-layer model (launches, sync, sampling)
     moe_token_factor: Num = 1.0  # token_time's multiple for a mixture-of-experts model (router, expert kernels)
     kv_factor: Num = 1.0  # KV bytes in fast memory cost this many times their size (fused attention)
-    dequant_flops: Num = 0.0  # FLOP per quantized weight read from fast memory, at the FP16 peak
+    dequant_flops: Num = 0.0  # FLOP per quantized weight read from fast memory, at the vector units' rate
+    # FP32 FLOP/s of the vector ALUs, where decode's matrix-vector kernels unpack weights (advisor.core.
+    # vector_units); 0: `flops`
+    vector_flops: Num = 0.0
     # each stream beyond the first adds its weight matmuls at this many times their time at the FP16 peak
     stream_cost: Num = 0.0
     # share of the FP16 peak a fused attention kernel's arithmetic realizes in decode (its QKᵀ and AV are

@@ -63,7 +63,7 @@ class DecodeTerms:
     eta: float  # share of datasheet bandwidth realized on weight reads
     token_ms: float = 0.0  # fixed time per decode step, ms
     kv_factor: float = 1.0  # KV bytes cost this many times their size
-    dequant_flop: float = 0.0  # FLOP-equivalents per quantized weight read (at the FP16 peak)
+    dequant_flop: float = 0.0  # FLOP-equivalents per quantized weight read (at the vector FP32 rate)
     # each stream beyond the first adds its weight matmuls at this many times their time at the FP16 peak
     stream_cost: float = 0.0
     band: tuple[float, float] = (0.85, 1.1)  # measured ÷ predicted, 10th and 90th percentile

@@ -126,7 +126,7 @@ def memory_terms_text(s: Scenario, inp: Inputs, out: Outputs, eta: float) -> lis
         flop = first(inp.dequant_flops) * hw.scaling_efficiency
         parts.append(
             f"unpacking {num(first(out.unpacked_weights) / 1e9)} B quantized weights × "
-            f"{num(flop)} FLOP ÷ {num(hw.fp16_tflops)} TFLOPS = {ms(dq)}"
+            f"{num(flop)} FLOP ÷ {num(first(inp.vector_flops) / 1e12)} TFLOPS on the vector units = {ms(dq)}"
         )
     if (t_streams := first(out.t_streams)) > 0:
         parts.append(

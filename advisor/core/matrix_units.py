@@ -18,6 +18,11 @@ INT8_BACKENDS = frozenset({Backend.CUDA, Backend.ROCM})
 # vector engines against 157.3 FP16 on XMX (Intel Arc A770 specifications).
 VECTOR_ONLY = frozenset({(Backend.VULKAN, "Intel Alchemist")})
 XMX_OVER_VECTOR_FP16 = 4.0
+# GPUs whose FP16 figure is their XMX matrix engines' rate: eight times the vector engines' FP32 rate
+XMX_GENERATIONS = frozenset({"Intel Alchemist", "Intel Battlemage"})
+# elsewhere the FP16 figure is the vector units' packed FP16 rate, twice their FP32 rate
+VECTOR_FP16_OVER_FP32 = 2.0
+XMX_OVER_VECTOR_FP32 = XMX_OVER_VECTOR_FP16 * VECTOR_FP16_OVER_FP32
 
 
 def vector_only(scenario: Scenario) -> bool:

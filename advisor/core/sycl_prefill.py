@@ -26,7 +26,12 @@ from typing import TYPE_CHECKING, Any
 
 from advisor.core.hardware import HardwareClass
 from advisor.core.hardware_keys import generation_key, resolve_backend
-from advisor.core.matrix_units import XMX_OVER_VECTOR_FP16
+from advisor.core.matrix_units import (
+    VECTOR_FP16_OVER_FP32,
+    XMX_GENERATIONS,
+    XMX_OVER_VECTOR_FP16,
+    XMX_OVER_VECTOR_FP32,
+)
 from advisor.core.roofline_inputs import quantized
 from advisor.core.sycl_layout import layout_factor
 from advisor.core.terms import Backend, Engine
@@ -35,11 +40,6 @@ if TYPE_CHECKING:
     from advisor.core.calibration import Calibration
     from advisor.core.scenario import Scenario
 
-# GPUs whose FP16 figure is their XMX matrix engines' rate: eight times the vector engines' FP32 rate
-XMX_GENERATIONS = frozenset({"Intel Alchemist", "Intel Battlemage"})
-# elsewhere the FP16 figure is the vector units' packed FP16 rate, twice their FP32 rate
-VECTOR_FP16_OVER_FP32 = 2.0
-XMX_OVER_VECTOR_FP32 = XMX_OVER_VECTOR_FP16 * VECTOR_FP16_OVER_FP32
 # first build month whose flash attention prefills on the XMX engines (both Arc generations)
 XMX_ATTENTION_SINCE = "2026-08"
 F32_BYTES = 4.0

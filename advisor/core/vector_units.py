@@ -27,7 +27,7 @@ import re
 
 from advisor.core.hardware import Hardware, HardwareClass
 from advisor.core.hardware_keys import generation_key
-from advisor.core.sycl_prefill import XMX_OVER_VECTOR_FP32
+from advisor.core.matrix_units import XMX_GENERATIONS, XMX_OVER_VECTOR_FP32
 
 # by architecture (hardware_keys.generation_key); NVIDIA's depends on the card's market as well
 _BY_GENERATION: dict[str, float] = {
@@ -36,8 +36,6 @@ _BY_GENERATION: dict[str, float] = {
     "AMD GCN 5": 2.0,
     "AMD RDNA 4": 4.0,
     "AMD CDNA": 8.0,
-    "Intel Alchemist": XMX_OVER_VECTOR_FP32,
-    "Intel Battlemage": XMX_OVER_VECTOR_FP32,
     "NVIDIA Volta": 8.0,
     "NVIDIA Hopper": 16.0,
 }
@@ -62,6 +60,8 @@ def matrix_over_vector(hw: Hardware) -> float:
         return 8.0 if _NVIDIA_TURING_DATACENTER.search(name) else 4.0
     if gen == "NVIDIA Pascal":
         return 2.0 if "p100" in name else 1.0
+    if gen in XMX_GENERATIONS:
+        return XMX_OVER_VECTOR_FP32
     return _BY_GENERATION.get(gen, 1.0)
 
 

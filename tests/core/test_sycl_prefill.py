@@ -10,11 +10,12 @@ from advisor.catalog.loader import shipped_catalog
 from advisor.core.calibration import CALIBRATION
 from advisor.core.evaluate import evaluate
 from advisor.core.inputs import build_inputs
+from advisor.core.matrix_units import XMX_OVER_VECTOR_FP32
 from advisor.core.model import ModelArch
 from advisor.core.quant import Quant
 from advisor.core.roofline import solve
 from advisor.core.scenario import Scenario, Workload
-from advisor.core.sycl_prefill import XMX_OVER_VECTOR_FP32, attention_share, f32_matmul_share
+from advisor.core.sycl_prefill import attention_share, f32_matmul_share
 from advisor.core.terms import Backend
 from tests.fitted_ranges import SYCL_F32_ETA, within
 

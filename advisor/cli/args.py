@@ -47,6 +47,13 @@ FLAGS: tuple[Flag, ...] = (
         "SSD read bandwidth, GB/s: llama.cpp reads weights beyond host RAM from disk each token",
     ),
     Flag("--tflops", "hardware", "fp16_tflops", float, "peak dense FP16 compute per device, TFLOPS"),
+    Flag(
+        "--fp32-tflops",
+        "hardware",
+        "fp32_tflops",
+        float,
+        "peak FP32 compute of the shader/CUDA cores per device (not tensor units), TFLOPS",
+    ),
     Flag("--gpus", "hardware", "devices", int, "number of identical devices"),
     Flag("--split", "hardware", "split", str, "how devices share the model: tensor or layer"),
     Flag("--params", "model", "total_params_b", float, "total parameters, billions"),

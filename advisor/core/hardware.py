@@ -93,6 +93,16 @@ class Hardware(Frozen):
         json_schema_extra={"unit": "TFLOPS"},
         description="Peak dense FP16/BF16 throughput of one device (no sparsity)",
     )
+    fp32_tflops: float | None = Field(
+        None,
+        ge=0.001,
+        le=100_000,
+        title="FP32 vector compute",
+        json_schema_extra={"unit": "TFLOPS"},
+        description="Peak FP32 throughput of one device's shader/CUDA cores, not its tensor or matrix "
+        "units: decode's matrix-vector kernels unpack quantized weights there; empty: the FP16 figure "
+        "over its architecture's ratio (advisor.core.vector_units)",
+    )
     core_read_gbps: float | None = Field(
         None,
         ge=0.1,

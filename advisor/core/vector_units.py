@@ -19,6 +19,10 @@ from the vendors' architecture whitepapers; the catalog holds dense FP16 with FP
   cores 8 (MI300X: 1,307 against 163 TFLOPS).
 - Intel Xe-HPG and Xe2: 2,048 on XMX over 256 FP32 on the vector engines → 8.
 - Apple's GPUs (M1-M4) and CPUs: the catalog's figure is the vector rate → 1.
+
+A chip whose ratio is not its generation's (Jetson modules, whose tensor cores run at the datacenter
+rate beside few CUDA cores; an L40, whose catalog figure is FP32-accumulate on GeForce-rate tensor
+cores) states its datasheet FP32 figure (`fp32_tflops`), which takes the ratio's place.
 """
 
 from __future__ import annotations
@@ -66,5 +70,8 @@ def matrix_over_vector(hw: Hardware) -> float:
 
 
 def vector_tflops(hw: Hardware) -> float:
-    """The vector ALUs' FP32 TFLOPS (summed over a tensor split, as the FP16 figure is)."""
+    """The vector ALUs' FP32 TFLOPS (summed over a tensor split, as the FP16 figure is): the hardware's
+    own figure where it states one, else the FP16 figure over the architecture's ratio."""
+    if hw.fp32_tflops is not None:
+        return hw.fp32_tflops * hw.compute_tflops / hw.fp16_tflops
     return hw.compute_tflops / matrix_over_vector(hw)

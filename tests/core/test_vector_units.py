@@ -111,3 +111,14 @@ def test_worked_text_names_the_vendors_vulkan_unpacking_factor() -> None:
     s = Scenario(hardware=_hw("arc-pro-b70"), model=M8, quant=Q4, workload=Workload(backend=Backend.VULKAN))
     text = next(step.text for step in evaluate(s).steps if step.label == "Decode realistic")
     assert f"× {factor:.2f} Intel under Vulkan" in text
+
+
+def test_a_stated_fp32_figure_replaces_the_architecture_ratio_and_sums_over_a_tensor_split() -> None:
+    card = _hw("rtx-4090")
+    stated = card.model_copy(update={"fp32_tflops": 50.0})
+    assert vector_tflops(stated) == pytest.approx(50.0)
+    assert _dequant_ms(stated) == pytest.approx(_dequant_ms(card) * vector_tflops(card) / 50.0, rel=1e-9)
+    pair = stated.model_copy(update={"devices": 2, "split": "tensor"})
+    assert vector_tflops(pair) == pytest.approx(50.0 * pair.compute_tflops / stated.compute_tflops)
+    custom = Hardware(name="My accelerator", fp16_tflops=100.0, fp32_tflops=12.5)
+    assert vector_tflops(custom) == pytest.approx(12.5)

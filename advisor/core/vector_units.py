@@ -13,7 +13,7 @@ from the vendors' architecture whitepapers; the catalog holds dense FP16 with FP
   rate) over 256 FP32 → 2; the same chips on workstation and pro cards run FP32 accumulate at the full
   1,024 → 4 (the catalog's `fp16_acc_speedup` of 1 tells them apart). Turing: 512 or 1,024 over 128 → 4
   (GeForce) or 8 (Quadro, T4). Volta: 1,024 over 128 → 8. A100: 2,048 over 128 → 16; Hopper: 4,096
-  over 256 → 16, which datacenter Blackwell (B200) is taken at as well. Pascal has no tensor cores:
+  over 256 → 16 (datacenter Blackwell, about 30, states its own figure). Pascal has no tensor cores:
   P100 runs FP16 at twice FP32 (2); the P40's catalog figure is its FP32 rate (1).
 - AMD RDNA 2, RDNA 3 and GCN 5: packed FP16 at twice FP32 → 2; RDNA 4's WMMA units 4; CDNA's matrix
   cores 8 (MI300X: 1,307 against 163 TFLOPS).

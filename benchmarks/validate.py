@@ -145,9 +145,6 @@ def fitted_module_text(cal: Calibration, notes: tuple[str, ...]) -> str:
         "FITTED_VULKAN_PREFILL: dict[str, float] = {",
         *[f"    {json.dumps(v)}: {_num(f)}," for v, f in sorted(cal.vulkan_prefill.items())],
         "}",
-        "FITTED_VULKAN_UNPACK: dict[str, float] = {",
-        *[f"    {json.dumps(v)}: {_num(f)}," for v, f in sorted(cal.vulkan_unpack.items())],
-        "}",
         *_machine_lines("FITTED_GENERATIONS", cal.generations),
         *_notes_lines(notes),
     ]

@@ -17,9 +17,6 @@ PREFILL_FACTOR = (0.05, 5.0)  # prefill's factors on quantized weights and exper
 # Vulkan's prefill factor for a GPU vendor over the Vulkan backend's own: the vendors' cooperative-matrix
 # paths differ by a few times (NVIDIA's reaches the tensor cores, Intel's Alchemist none)
 VULKAN_PREFILL = (0.1, 10.0)
-# the unpacking cost's factor under Vulkan for a GPU vendor: its shader compiler's schedule of the
-# matrix-vector shaders' integer work, from about as cheap as the native backends' to many times dearer
-VULKAN_UNPACK = (0.1, 20.0)
 # prefill attention's time over its FLOP at the matmul rate: on CPU cores flash attention does an exp and
 # the online softmax's rescaling for every query, head and cached token, far from a GEMM's rate
 ATTN_FACTOR = (0.05, 20.0)

@@ -67,11 +67,6 @@ attention is B·KV ÷ (threads × r_attn) on the memory side.
   in three rows moves only part of the way.
   CUDA is the reference (1.0). A scenario without a backend uses the usual one for its hardware
   (`default_backend`: NVIDIA → CUDA, AMD → ROCm, Apple → Metal, Intel → SYCL, CPU only → CPU).
-- d_Vulkan (`vulkan_unpack`, by GPU vendor): under Vulkan the matrix-vector shaders' unpacking goes
-  through each vendor's shader compiler, so d there carries the vendor's own factor (an Arc card under
-  Mesa decodes a BF16 file at most of its bandwidth and a 4-bit one at well under half: the unpacking,
-  not the reading, is what is slow), fitted where the vendor's quantized Vulkan runs come from at
-  least two sources.
 - s_SYCL (`sycl_plain_eta`): SYCL decodes most weight types from a layout it rewrites them into at load;
   a type without such a kernel (the i-quants, MXFP4; every type in builds before spring 2025) streams at
   s_SYCL × η, its KV cache at η (advisor.core.sycl_layout says which, build by build).
@@ -129,7 +124,6 @@ from advisor.core.fitted import (
     FITTED_TERMS,
     FITTED_UNFUSED_ATTN_ETA,
     FITTED_VULKAN_PREFILL,
-    FITTED_VULKAN_UNPACK,
 )
 from advisor.core.hardware import Hardware, HardwareClass
 from advisor.core.hardware_keys import generation_key, machine_key, vulkan_generation_key, vulkan_vendor
@@ -177,10 +171,6 @@ class Calibration:
     # prefill's factor under Vulkan by GPU vendor (vulkan_vendor): each vendor's driver gives its matmuls
     # another path to the matrix units (NVIDIA's cooperative matrix 2, AMD's and Intel's KHR one); absent: 1.0
     vulkan_prefill: dict[str, float] = field(default_factory=dict)
-    # decode's unpacking cost d under Vulkan by GPU vendor: the matrix-vector shaders unpack each quantized
-    # block through the vendor's shader compiler, which schedules that integer work differently per vendor
-    # (a factor on d; absent: 1.0)
-    vulkan_unpack: dict[str, float] = field(default_factory=dict)
     # the weights' share of decode η where llama.cpp's SYCL backend reads their type from the plain block
     # layout, no reordered kernel for it (advisor.core.sycl_layout); 1.0: not modelled
     sycl_plain_eta: float = 1.0
@@ -227,12 +217,6 @@ class Calibration:
         """Prefill's factor for the GPU's vendor under Vulkan (1.0 for other backends and unfitted vendors)."""
         vendor = vulkan_vendor(hw) if backend is Backend.VULKAN else None
         return self.vulkan_prefill.get(vendor, 1.0) if vendor is not None else 1.0
-
-    def vulkan_unpack_factor(self, hw: Hardware, backend: Backend | None) -> float:
-        """Decode's factor on the unpacking cost d for the GPU's vendor under Vulkan (1.0 for other backends
-        and unfitted vendors)."""
-        vendor = vulkan_vendor(hw) if backend is Backend.VULKAN else None
-        return self.vulkan_unpack.get(vendor, 1.0) if vendor is not None else 1.0
 
     def hardware_factor(self, hw: Hardware, backend: Backend | None = None) -> float:
         """The factor on η the hardware itself carries: its architecture's (and, under Vulkan, the
@@ -304,7 +288,6 @@ CALIBRATION = Calibration(
     machines=FITTED_MACHINES,
     generations=FITTED_GENERATIONS,
     vulkan_prefill=FITTED_VULKAN_PREFILL,
-    vulkan_unpack=FITTED_VULKAN_UNPACK,
     sycl_plain_eta=FITTED_SYCL_PLAIN_ETA,
     sycl_f32_eta=FITTED_SYCL_F32_ETA,
 )

@@ -82,8 +82,6 @@ FITTED_VULKAN_PREFILL: dict[str, float] = {
     "Intel": 0.42,
     "NVIDIA": 1.41,
 }
-FITTED_VULKAN_UNPACK: dict[str, float] = {
-}
 FITTED_GENERATIONS: dict[str, MachineTerms] = {
     "AMD CDNA": MachineTerms(decode=0.989, rows=1),
     "AMD GCN 5": MachineTerms(decode=0.806, rows=6),

@@ -124,14 +124,9 @@ def memory_terms_text(s: Scenario, inp: Inputs, out: Outputs, eta: float) -> lis
         parts.append(host_text(s, inp, out, host))
     if (dq := first(out.t_dequant)) > 0:
         flop = first(inp.dequant_flops) * hw.scaling_efficiency
-        vendor = CALIBRATION.vulkan_unpack_factor(hw, backend_in_use(s))
-        per_weight = f"{num(flop)} FLOP"
-        if vendor != 1:  # the vendor's Vulkan shaders unpack at their own cost
-            per_weight = f"{num(flop / vendor)} FLOP × {vendor:.2f} {vulkan_vendor(hw)} under Vulkan"
         parts.append(
             f"unpacking {num(first(out.unpacked_weights) / 1e9)} B quantized weights × "
-            f"{per_weight} ÷ {num(first(inp.vector_flops) / 1e12)} TFLOPS on the vector "
-            f"units = {ms(dq)}"
+            f"{num(flop)} FLOP ÷ {num(first(inp.vector_flops) / 1e12)} TFLOPS on the vector units = {ms(dq)}"
         )
     if (t_streams := first(out.t_streams)) > 0:
         parts.append(

@@ -246,12 +246,6 @@ def _terms_section(report: dict[str, Any]) -> list[str]:
         f"Vulkan's prefill by GPU vendor, a factor on b_c (its matmuls reach the matrix units through each "
         f"vendor's cooperative-matrix extension): {vulkan or 'none fitted'}.",
     ]
-    unpack = ", ".join(f"{v} {_g(f)}" for v, f in sorted(cal.get("vulkan_unpack", {}).items()))
-    lines += [
-        "",
-        f"Vulkan's unpacking cost by GPU vendor, a factor on d (each vendor's shader compiler schedules the "
-        f"matrix-vector shaders' integer work): {unpack or 'none fitted'}.",
-    ]
     return lines
 
 

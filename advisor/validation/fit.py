@@ -94,8 +94,7 @@ def _field_arrays(cases: Sequence[Case], cal: Calibration) -> dict[str, Any]:
         speedup,
         token_ms=np.array([cal.token_ms(c.hw_class, c.engine, backend_of(c)) for c in cases], dtype=float) * era,
         kv_factor=a(lambda t: t.decode.kv_factor),
-        dequant_flop=a(lambda t: t.decode.dequant_flop)
-        * np.array([cal.vulkan_unpack_factor(c.scenario.hardware, backend_of(c)) for c in cases], dtype=float),
+        dequant_flop=a(lambda t: t.decode.dequant_flop),
         stream_cost=a(lambda t: t.decode.stream_cost),
         quant_factor=a(lambda t: t.prefill.quant_factor),
         attn_factor=a(lambda t: t.prefill.attn_factor),
@@ -296,7 +295,6 @@ def _tidy(cal: Calibration) -> Calibration:
         machines={k: replace(t, decode=float(f"{t.decode:.3g}")) for k, t in cal.machines.items()},
         generations={k: replace(t, decode=float(f"{t.decode:.3g}")) for k, t in cal.generations.items()},
         vulkan_prefill={k: float(f"{v:.3g}") for k, v in cal.vulkan_prefill.items()},
-        vulkan_unpack={k: float(f"{v:.3g}") for k, v in cal.vulkan_unpack.items()},
     )
 
 
@@ -319,8 +317,6 @@ def _values(cal: Calibration, base: Calibration) -> dict[str, float]:
         out[f"generation.decode[{g}]"] = gt.decode
     for vendor, factor in cal.vulkan_prefill.items():
         out[f"vulkan_prefill[{vendor}]"] = factor
-    for vendor, factor in cal.vulkan_unpack.items():
-        out[f"vulkan_unpack[{vendor}]"] = factor
     for b, bt in cal.backends.items():
         out[f"backend.decode[{b.value}]"] = bt.decode
         out[f"backend.prefill[{b.value}]"] = bt.prefill

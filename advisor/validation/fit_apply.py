@@ -38,7 +38,6 @@ def apply_params(base: Calibration, params: Sequence[Param], x: NDArray[np.float
         "machine": dict(base.machines),
         "generation": dict(base.generations),
         "vulkan_prefill": dict(base.vulkan_prefill),
-        "vulkan_unpack": dict(base.vulkan_unpack),
     }
     for p, xi in zip(params, x, strict=True):
         v = p.value(float(xi))
@@ -50,7 +49,7 @@ def apply_params(base: Calibration, params: Sequence[Param], x: NDArray[np.float
         elif p.term == "era_token" and p.era is not None and p.backend is not None:
             eras[(p.era, p.backend)] = v
         elif p.term in keyed and p.machine is not None:
-            keyed[p.term][p.machine] = v if p.term.startswith("vulkan_") else MachineTerms(decode=v)
+            keyed[p.term][p.machine] = v if p.term == "vulkan_prefill" else MachineTerms(decode=v)
         else:
             part, attr = p.term.split(".")
             change: dict[str, Any] = {attr: v}
@@ -68,6 +67,5 @@ def apply_params(base: Calibration, params: Sequence[Param], x: NDArray[np.float
         machines=keyed["machine"],
         generations=keyed["generation"],
         vulkan_prefill=keyed["vulkan_prefill"],
-        vulkan_unpack=keyed["vulkan_unpack"],
         **scalars,
     )

@@ -84,7 +84,7 @@ class Param:
     prior_rows: float = 0.0  # > 0: pulled toward `default` like this many rows measured there (same loss)
     backend: Backend | None = None  # for "backend.decode" / "backend.prefill"
     era: BuildEra | None = None  # for "era_token"
-    # for "machine": the catalog hardware name; "generation": the architecture; "vulkan_*": the vendor
+    # for "machine": the catalog hardware name; "generation": the architecture; "vulkan_prefill": the vendor
     machine: str | None = None
 
     def value(self, x: float) -> float:
@@ -157,7 +157,6 @@ def decode_params(train: Sequence[Case], base: Calibration, min_rows: int = MIN_
     params += era_params(tg)
     params += generation_params([c for c in tg if group_of(c) in fitted])
     params += machine_params([c for c in tg if group_of(c) in fitted])
-    params += vulkan_unpack_params([c for c in tg if group_of(c) in fitted])
     if sum(c.moe and c.engine is Engine.LLAMA_CPP for c in tg if group_of(c) in fitted) >= min_rows:
         params.append(Param("moe_token", "moe_token", (), "positive", 1.0, 0.2, 10.0))
     return params
@@ -374,18 +373,12 @@ def prefill_params(train: Sequence[Case], base: Calibration, min_rows: int = MIN
 def vulkan_prefill_params(rows: Sequence[Case]) -> list[Param]:
     """One prefill factor per GPU vendor whose Vulkan runs come from at least MIN_FACTOR_SOURCES sources,
     shrunk toward 1 like the backends'."""
-    return _vulkan_vendor_params(rows, "vulkan_prefill")
 
-
-def vulkan_unpack_params(rows: Sequence[Case]) -> list[Param]:
-    """One factor on decode's unpacking cost per GPU vendor whose quantized Vulkan runs come from at least
-    MIN_FACTOR_SOURCES sources, shrunk toward 1 like the backends'."""
-    return _vulkan_vendor_params([c for c in rows if c.scenario.quant.bits_per_weight < 15.9], "vulkan_unpack")
-
-
-def _vulkan_vendor_params(rows: Sequence[Case], term: str) -> list[Param]:
     def vendor_of(c: Case) -> str | None:
         return vulkan_vendor(c.scenario.hardware) if backend_of(c) is Backend.VULKAN else None
 
     seen = sorted(k for k, srcs in _sources_by(rows, vendor_of).items() if len(srcs) >= MIN_FACTOR_SOURCES)
-    return [Param(f"{term}[{v}]", term, (), "positive", 1.0, 0.1, 20.0, BACKEND_PRIOR_ROWS, machine=v) for v in seen]
+    return [
+        Param(f"vulkan_prefill[{v}]", "vulkan_prefill", (), "positive", 1.0, 0.1, 10.0, BACKEND_PRIOR_ROWS, machine=v)
+        for v in seen
+    ]

@@ -48,7 +48,6 @@ def calibration_dict(cal: Calibration) -> dict[str, Any]:
         "machines": {k: asdict(t) for k, t in cal.machines.items()},
         "generations": {k: asdict(t) for k, t in cal.generations.items()},
         "vulkan_prefill": dict(cal.vulkan_prefill),
-        "vulkan_unpack": dict(cal.vulkan_unpack),
         "groups": {
             f"{k.value}/{e.value}": {
                 "fitted": t.fitted,

@@ -3,13 +3,10 @@ catalog's FP16 figure, sets the unpacking time."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
 from advisor.catalog.convert import to_hardware
 from advisor.catalog.loader import shipped_catalog
-from advisor.core.calibration import CALIBRATION, Calibration
 from advisor.core.evaluate import evaluate
 from advisor.core.hardware import Hardware
 from advisor.core.inputs import build_inputs
@@ -17,9 +14,7 @@ from advisor.core.model import ModelArch
 from advisor.core.quant import Quant
 from advisor.core.roofline import solve
 from advisor.core.scenario import Scenario, Workload
-from advisor.core.terms import Backend
 from advisor.core.vector_units import matrix_over_vector, vector_tflops
-from tests.fitted_ranges import VULKAN_UNPACK, within
 
 M8 = ModelArch(name="8B", total_params_b=8.0, layers=32, heads=32, kv_heads=8, head_dim=128)
 Q4 = Quant(name="Q4_K_M", bits_per_weight=4.85)
@@ -30,11 +25,9 @@ def _hw(hw_id: str) -> Hardware:
     return to_hardware(shipped_catalog().hardware[hw_id])
 
 
-def _dequant_ms(
-    hw: Hardware, quant: Quant = Q4, backend: Backend | None = None, cal: Calibration | None = None
-) -> float:
-    s = Scenario(hardware=hw, model=M8, quant=quant, workload=Workload(backend=backend))
-    return float(solve(build_inputs(s, cal)).t_dequant) * 1e3
+def _dequant_ms(hw: Hardware, quant: Quant = Q4) -> float:
+    out = solve(build_inputs(Scenario(hardware=hw, model=M8, quant=quant, workload=Workload())))
+    return float(out.t_dequant) * 1e3
 
 
 @pytest.mark.parametrize(
@@ -91,30 +84,6 @@ def test_worked_text_names_the_vector_rate() -> None:
     text = next(step.text for step in evaluate(s).steps if step.label == "Decode realistic")
     assert "on the vector units" in text
     assert "82.6 TFLOPS" in text
-
-
-def test_vulkan_unpacking_cost_goes_by_the_gpu_vendor() -> None:
-    """Under Vulkan the vendor's shader compiler schedules the unpacking: its factor scales d for that
-    vendor's cards only, and only under Vulkan; 16-bit weights have nothing to unpack on any backend."""
-    cal = replace(CALIBRATION, vulkan_unpack={"Intel": 5.0})
-    arc, nvidia = _hw("arc-pro-b70"), _hw("rtx-4090")
-    sycl = _dequant_ms(arc, backend=Backend.SYCL, cal=cal)
-    assert sycl > 0
-    assert _dequant_ms(arc, backend=Backend.VULKAN, cal=cal) == pytest.approx(5 * sycl, rel=1e-9)
-    assert _dequant_ms(arc, F16, Backend.VULKAN, cal) == 0.0
-    cuda = _dequant_ms(nvidia, backend=Backend.CUDA, cal=cal)
-    assert _dequant_ms(nvidia, backend=Backend.VULKAN, cal=cal) == pytest.approx(cuda, rel=1e-9)
-    for vendor, factor in CALIBRATION.vulkan_unpack.items():
-        assert vendor in {"NVIDIA", "AMD", "Intel"} and within(factor, VULKAN_UNPACK)
-
-
-def test_worked_text_names_the_vendors_vulkan_unpacking_factor() -> None:
-    factor = CALIBRATION.vulkan_unpack.get("Intel", 1.0)
-    if factor == 1.0:
-        pytest.skip("no Intel Vulkan unpacking factor in the shipped calibration")
-    s = Scenario(hardware=_hw("arc-pro-b70"), model=M8, quant=Q4, workload=Workload(backend=Backend.VULKAN))
-    text = next(step.text for step in evaluate(s).steps if step.label == "Decode realistic")
-    assert f"× {factor:.2f} Intel under Vulkan" in text
 
 
 def test_a_stated_fp32_figure_replaces_the_architecture_ratio_and_sums_over_a_tensor_split() -> None:

@@ -223,26 +223,3 @@ def test_generation_factors_are_recovered(cases: list) -> None:
     assert got.decode_eta(card.hw_class, card.engine, None, card.scenario.hardware) == pytest.approx(
         truth.decode_eta(card.hw_class, card.engine, None, card.scenario.hardware), rel=0.1
     )
-
-
-def test_vulkan_unpacking_factors_are_freed_for_vendors_with_quantized_runs_from_several_sources(cases: list) -> None:
-    """A vendor's Vulkan unpacking factor is a free parameter only where its quantized Vulkan decode runs
-    come from at least MIN_FACTOR_SOURCES sources: 16-bit runs unpack nothing and say nothing of it."""
-    from advisor.core.hardware_keys import vulkan_vendor
-    from advisor.core.terms import Backend
-    from advisor.validation.fit_params import MIN_FACTOR_SOURCES, backend_of, vulkan_unpack_params
-    from advisor.validation.sources import source_of
-
-    tg = [c for c in cases if c.test == "tg"]
-    sources: dict[str, set[str]] = {}
-    for c in tg:
-        if backend_of(c) is Backend.VULKAN and c.scenario.quant.bits_per_weight < 15.9:
-            vendor = vulkan_vendor(c.scenario.hardware)
-            if vendor is not None:
-                sources.setdefault(vendor, set()).add(source_of(c.row.source_url))
-    params = vulkan_unpack_params(tg)
-    assert {p.machine for p in params} == {v for v, s in sources.items() if len(s) >= MIN_FACTOR_SOURCES}
-    assert "Intel" in {p.machine for p in params}  # Arc cards under Vulkan: several publications
-    assert all(p.term == "vulkan_unpack" and p.default == 1.0 for p in params)
-    sixteen_bit_only = [c for c in tg if c.scenario.quant.bits_per_weight >= 15.9]
-    assert vulkan_unpack_params(sixteen_bit_only) == []

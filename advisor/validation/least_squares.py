@@ -9,6 +9,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 LOSS_SCALE = 0.15  # soft-L1 knee in log units (~16 %): errors beyond it count linearly
+# Stop once a step improves the loss by less than this share of it. The fit's last hundred steps below it
+# crawl along directions the data barely set (Vulkan's prefill factor against each vendor's, held by their
+# pull toward 1), moving predictions by a median 0.15 % (at most 1.8 %) for 2.6 times the run time.
+REL_TOL = 1e-6
 
 
 def soft_l1(r: NDArray[np.float64], scale: float = LOSS_SCALE) -> NDArray[np.float64]:
@@ -20,7 +24,7 @@ def levenberg_marquardt(
     residuals: Callable[[NDArray[np.float64]], NDArray[np.float64]],
     x0: NDArray[np.float64],
     max_iter: int = 200,
-    tol: float = 1e-9,
+    tol: float = REL_TOL,
 ) -> tuple[NDArray[np.float64], float]:
     """Minimise ‖residuals(x)‖² with a forward-difference Jacobian."""
     x = np.asarray(x0, float).copy()

@@ -20,93 +20,93 @@ from advisor.core.terms import (
 
 FITTED_TERMS: dict[tuple[HardwareClass, Engine], ClassTerms] = {
     (HardwareClass.DISCRETE_GPU, Engine.LLAMA_CPP): ClassTerms(
-        DecodeTerms(eta=0.834, token_ms=1.66, kv_factor=0.892,
+        DecodeTerms(eta=0.838, token_ms=1.71, kv_factor=1.3,
                     dequant_flop=4.69, stream_cost=0.0,
-                    band=(0.603, 1.284)),
-        PrefillTerms(eta=0.448, quant_factor=0.998, attn_factor=1.41, moe_factor=0.306, int8_factor=0.427),
-        fitted=True, rows=275),
+                    band=(0.604, 1.327)),
+        PrefillTerms(eta=0.463, quant_factor=0.999, attn_factor=2.04, moe_factor=0.307, int8_factor=0.42),
+        fitted=True, rows=293),
     (HardwareClass.UNIFIED, Engine.LLAMA_CPP): ClassTerms(
-        DecodeTerms(eta=0.888, token_ms=3.85, kv_factor=2.11,
-                    dequant_flop=1.55, stream_cost=2.79,
-                    band=(0.871, 1.262)),
-        PrefillTerms(eta=0.62, quant_factor=0.841, attn_factor=1.57, moe_factor=0.306, int8_factor=0.388),
+        DecodeTerms(eta=0.889, token_ms=3.81, kv_factor=2.12,
+                    dequant_flop=1.52, stream_cost=2.8,
+                    band=(0.75, 1.241)),
+        PrefillTerms(eta=0.628, quant_factor=0.844, attn_factor=1.6, moe_factor=0.307, int8_factor=0.382),
         fitted=True, rows=149),
     (HardwareClass.UNIFIED, Engine.MLX): ClassTerms(
-        DecodeTerms(eta=0.917, token_ms=0.747, kv_factor=2.11,
-                    dequant_flop=1.55, stream_cost=2.79,
-                    band=(0.874, 1.257)),
+        DecodeTerms(eta=0.917, token_ms=0.754, kv_factor=2.12,
+                    dequant_flop=1.52, stream_cost=2.8,
+                    band=(0.761, 1.237)),
         PrefillTerms(eta=0.55, quant_factor=1.0, attn_factor=1.0, moe_factor=1.0, int8_factor=0.0),
         fitted=True, rows=10),
     (HardwareClass.CPU, Engine.LLAMA_CPP): ClassTerms(
-        DecodeTerms(eta=0.972, token_ms=9.09, kv_factor=1.0,
-                    dequant_flop=0.0124, stream_cost=0.352,
-                    band=(0.748, 1.5)),
-        PrefillTerms(eta=0.997, quant_factor=1.22, attn_factor=12.0, moe_factor=0.306, int8_factor=0.0),
+        DecodeTerms(eta=0.971, token_ms=8.93, kv_factor=1.0,
+                    dequant_flop=0.0126, stream_cost=0.356,
+                    band=(0.727, 1.522)),
+        PrefillTerms(eta=0.997, quant_factor=1.22, attn_factor=12.0, moe_factor=0.307, int8_factor=0.0),
         fitted=True, rows=67),
 }
-FITTED_HOST_ETA = 0.58
-FITTED_EXPERT_SPREAD = 0.743
-FITTED_UNFUSED_ATTN_ETA = 0.0129
-FITTED_FUSED_ATTN_ETA = 0.105
+FITTED_HOST_ETA = 0.582
+FITTED_EXPERT_SPREAD = 0.742
+FITTED_UNFUSED_ATTN_ETA = 0.0134
+FITTED_FUSED_ATTN_ETA = 0.107
 FITTED_CPU_ATTN_GBPS = 1.73
-FITTED_MOE_TOKEN = 1.7
-FITTED_SYCL_PLAIN_ETA = 0.324
-FITTED_SYCL_F32_ETA = 0.843
+FITTED_MOE_TOKEN = 1.76
+FITTED_SYCL_PLAIN_ETA = 0.345
+FITTED_SYCL_F32_ETA = 0.855
 FITTED_ERA_TOKEN: dict[tuple[BuildEra, Backend], float] = {
-    (BuildEra.BEFORE_2024_05, Backend.CUDA): 2.36,
-    (BuildEra.MAY_TO_DEC_2024, Backend.METAL): 1.97,
+    (BuildEra.BEFORE_2024_05, Backend.CUDA): 2.34,
+    (BuildEra.MAY_TO_DEC_2024, Backend.METAL): 2.0,
     (BuildEra.MAY_TO_DEC_2024, Backend.CPU): 1.0,
 }
 FITTED_BACKENDS: dict[Backend, BackendTerms] = {
     Backend.CPU: BackendTerms(decode=1.03, prefill=1.06, rows=114),
-    Backend.METAL: BackendTerms(decode=1.02, prefill=1.25, rows=120),
-    Backend.ROCM: BackendTerms(decode=0.842, prefill=0.814, rows=86),
-    Backend.SYCL: BackendTerms(decode=1.1, prefill=0.618, rows=103),
-    Backend.VULKAN: BackendTerms(decode=0.867, prefill=0.748, rows=169),
+    Backend.METAL: BackendTerms(decode=1.01, prefill=1.23, rows=120),
+    Backend.ROCM: BackendTerms(decode=0.85, prefill=0.802, rows=86),
+    Backend.SYCL: BackendTerms(decode=1.09, prefill=0.546, rows=125),
+    Backend.VULKAN: BackendTerms(decode=0.865, prefill=0.718, rows=183),
 }
 FITTED_MACHINES: dict[str, MachineTerms] = {
-    "AMD Radeon AI PRO R9700 @ 640 GB/s": MachineTerms(decode=0.97, rows=23),
-    "AMD Radeon RX 7900 XTX @ 960 GB/s": MachineTerms(decode=0.923, rows=3),
-    "AMD Ryzen AI Max+ 395 (Strix Halo) @ 256 GB/s": MachineTerms(decode=1.01, rows=24),
+    "AMD Radeon AI PRO R9700 @ 640 GB/s": MachineTerms(decode=0.977, rows=23),
+    "AMD Radeon RX 7900 XTX @ 960 GB/s": MachineTerms(decode=0.921, rows=3),
+    "AMD Ryzen AI Max+ 395 (Strix Halo) @ 256 GB/s": MachineTerms(decode=1.0, rows=24),
     "Desktop Ryzen 9 7950X, dual-channel DDR5 at/s theoretical (ikawrakow's test system) @ 64 GB/s":
         MachineTerms(decode=1.0, rows=15),
-    "Intel Arc Pro B70 @ 608 GB/s": MachineTerms(decode=0.945, rows=72),
+    "Intel Arc Pro B70 @ 608 GB/s": MachineTerms(decode=0.937, rows=90),
     "NVIDIA GeForce RTX 2080 @ 448 GB/s": MachineTerms(decode=1.05, rows=14),
     "NVIDIA GeForce RTX 3090 @ 936 GB/s": MachineTerms(decode=1.01, rows=32),
-    "NVIDIA GeForce RTX 4090 @ 1008 GB/s": MachineTerms(decode=1.04, rows=50),
+    "NVIDIA GeForce RTX 4090 @ 1008 GB/s": MachineTerms(decode=1.05, rows=50),
     "NVIDIA GeForce RTX 5090 @ 1792 GB/s": MachineTerms(decode=1.04, rows=5),
-    "NVIDIA RTX PRO 6000 Blackwell Workstation Edition @ 1792 GB/s": MachineTerms(decode=1.08, rows=5),
+    "NVIDIA RTX PRO 6000 Blackwell Workstation Edition @ 1792 GB/s": MachineTerms(decode=1.07, rows=5),
 }
 FITTED_VULKAN_PREFILL: dict[str, float] = {
-    "AMD": 0.808,
-    "Intel": 0.42,
-    "NVIDIA": 1.41,
+    "AMD": 0.822,
+    "Intel": 0.405,
+    "NVIDIA": 1.45,
 }
 FITTED_GENERATIONS: dict[str, MachineTerms] = {
     "AMD CDNA": MachineTerms(decode=0.989, rows=1),
-    "AMD GCN 5": MachineTerms(decode=0.806, rows=6),
+    "AMD GCN 5": MachineTerms(decode=0.798, rows=6),
     "AMD RDNA 2": MachineTerms(decode=1.07, rows=1),
     "AMD RDNA 3": MachineTerms(decode=1.09, rows=51),
     "AMD RDNA 3 under Vulkan": MachineTerms(decode=1.08, rows=36),
-    "AMD RDNA 4": MachineTerms(decode=1.15, rows=26),
-    "AMD RDNA 4 under Vulkan": MachineTerms(decode=1.16, rows=7),
-    "Apple M1": MachineTerms(decode=0.929, rows=14),
+    "AMD RDNA 4": MachineTerms(decode=1.17, rows=26),
+    "AMD RDNA 4 under Vulkan": MachineTerms(decode=1.14, rows=7),
+    "Apple M1": MachineTerms(decode=0.927, rows=14),
     "Apple M2": MachineTerms(decode=1.05, rows=52),
     "Apple M3": MachineTerms(decode=1.09, rows=10),
     "Apple M4": MachineTerms(decode=0.963, rows=11),
-    "Intel Alchemist": MachineTerms(decode=0.797, rows=9),
-    "Intel Battlemage": MachineTerms(decode=0.765, rows=73),
-    "Intel Battlemage under Vulkan": MachineTerms(decode=0.64, rows=29),
-    "NVIDIA Ada": MachineTerms(decode=1.12, rows=58),
+    "Intel Alchemist": MachineTerms(decode=0.771, rows=9),
+    "Intel Battlemage": MachineTerms(decode=0.761, rows=91),
+    "Intel Battlemage under Vulkan": MachineTerms(decode=0.607, rows=36),
+    "NVIDIA Ada": MachineTerms(decode=1.13, rows=58),
     "NVIDIA Ampere": MachineTerms(decode=1.01, rows=42),
-    "NVIDIA Ampere under Vulkan": MachineTerms(decode=0.983, rows=9),
-    "NVIDIA Blackwell": MachineTerms(decode=1.11, rows=62),
-    "NVIDIA Hopper": MachineTerms(decode=0.979, rows=1),
+    "NVIDIA Ampere under Vulkan": MachineTerms(decode=0.986, rows=9),
+    "NVIDIA Blackwell": MachineTerms(decode=1.12, rows=62),
+    "NVIDIA Hopper": MachineTerms(decode=0.98, rows=1),
     "NVIDIA Pascal": MachineTerms(decode=1.04, rows=2),
     "NVIDIA Turing": MachineTerms(decode=1.08, rows=15),
 }
 FITTED_NOTES: tuple[str, ...] = (
-    "fitted on 501 decode + 391 prefill rows, the training part of the 1247 usable measurements"
+    "fitted on 519 decode + 409 prefill rows, the training part of the 1283 usable measurements"
     " (86 rows marked excluded in the file are left out)",
     "backend factors: CUDA is the reference (1.0); the others are pulled toward 1 as if by 4 "
     "extra rows at 1.0",

@@ -20,57 +20,57 @@ from advisor.core.terms import (
 
 FITTED_TERMS: dict[tuple[HardwareClass, Engine], ClassTerms] = {
     (HardwareClass.DISCRETE_GPU, Engine.LLAMA_CPP): ClassTerms(
-        DecodeTerms(eta=0.838, token_ms=1.71, kv_factor=1.3,
-                    dequant_flop=4.69, stream_cost=0.0,
-                    band=(0.604, 1.327)),
-        PrefillTerms(eta=0.463, quant_factor=0.999, attn_factor=2.04, moe_factor=0.307, int8_factor=0.42),
-        fitted=True, rows=293),
+        DecodeTerms(eta=0.836, token_ms=1.71, kv_factor=1.28,
+                    dequant_flop=4.64, stream_cost=0.0,
+                    band=(0.595, 1.321)),
+        PrefillTerms(eta=0.462, quant_factor=0.998, attn_factor=2.04, moe_factor=0.305, int8_factor=0.421),
+        fitted=True, rows=295),
     (HardwareClass.UNIFIED, Engine.LLAMA_CPP): ClassTerms(
-        DecodeTerms(eta=0.889, token_ms=3.81, kv_factor=2.12,
+        DecodeTerms(eta=0.888, token_ms=3.82, kv_factor=2.11,
                     dequant_flop=1.52, stream_cost=2.8,
-                    band=(0.75, 1.241)),
-        PrefillTerms(eta=0.628, quant_factor=0.844, attn_factor=1.6, moe_factor=0.307, int8_factor=0.382),
+                    band=(0.866, 1.245)),
+        PrefillTerms(eta=0.628, quant_factor=0.846, attn_factor=1.6, moe_factor=0.305, int8_factor=0.384),
         fitted=True, rows=149),
     (HardwareClass.UNIFIED, Engine.MLX): ClassTerms(
-        DecodeTerms(eta=0.917, token_ms=0.754, kv_factor=2.12,
+        DecodeTerms(eta=0.916, token_ms=0.749, kv_factor=2.11,
                     dequant_flop=1.52, stream_cost=2.8,
-                    band=(0.761, 1.237)),
+                    band=(0.867, 1.242)),
         PrefillTerms(eta=0.55, quant_factor=1.0, attn_factor=1.0, moe_factor=1.0, int8_factor=0.0),
         fitted=True, rows=10),
     (HardwareClass.CPU, Engine.LLAMA_CPP): ClassTerms(
-        DecodeTerms(eta=0.971, token_ms=8.93, kv_factor=1.0,
-                    dequant_flop=0.0126, stream_cost=0.356,
-                    band=(0.727, 1.522)),
-        PrefillTerms(eta=0.997, quant_factor=1.22, attn_factor=12.0, moe_factor=0.307, int8_factor=0.0),
+        DecodeTerms(eta=0.974, token_ms=9.17, kv_factor=1.0,
+                    dequant_flop=0.0137, stream_cost=0.358,
+                    band=(0.747, 1.459)),
+        PrefillTerms(eta=0.997, quant_factor=1.22, attn_factor=12.0, moe_factor=0.305, int8_factor=0.0),
         fitted=True, rows=67),
 }
 FITTED_HOST_ETA = 0.582
-FITTED_EXPERT_SPREAD = 0.742
+FITTED_EXPERT_SPREAD = 0.741
 FITTED_UNFUSED_ATTN_ETA = 0.0134
 FITTED_FUSED_ATTN_ETA = 0.107
-FITTED_CPU_ATTN_GBPS = 1.73
+FITTED_CPU_ATTN_GBPS = 1.71
 FITTED_MOE_TOKEN = 1.76
-FITTED_SYCL_PLAIN_ETA = 0.345
-FITTED_SYCL_F32_ETA = 0.855
+FITTED_SYCL_PLAIN_ETA = 0.341
+FITTED_SYCL_F32_ETA = 0.853
 FITTED_ERA_TOKEN: dict[tuple[BuildEra, Backend], float] = {
-    (BuildEra.BEFORE_2024_05, Backend.CUDA): 2.34,
-    (BuildEra.MAY_TO_DEC_2024, Backend.METAL): 2.0,
+    (BuildEra.BEFORE_2024_05, Backend.CUDA): 2.33,
+    (BuildEra.MAY_TO_DEC_2024, Backend.METAL): 1.99,
     (BuildEra.MAY_TO_DEC_2024, Backend.CPU): 1.0,
 }
 FITTED_BACKENDS: dict[Backend, BackendTerms] = {
     Backend.CPU: BackendTerms(decode=1.03, prefill=1.06, rows=114),
     Backend.METAL: BackendTerms(decode=1.01, prefill=1.23, rows=120),
-    Backend.ROCM: BackendTerms(decode=0.85, prefill=0.802, rows=86),
-    Backend.SYCL: BackendTerms(decode=1.09, prefill=0.546, rows=125),
-    Backend.VULKAN: BackendTerms(decode=0.865, prefill=0.718, rows=183),
+    Backend.ROCM: BackendTerms(decode=0.851, prefill=0.803, rows=86),
+    Backend.SYCL: BackendTerms(decode=1.09, prefill=0.558, rows=127),
+    Backend.VULKAN: BackendTerms(decode=0.867, prefill=0.713, rows=185),
 }
 FITTED_MACHINES: dict[str, MachineTerms] = {
     "AMD Radeon AI PRO R9700 @ 640 GB/s": MachineTerms(decode=0.977, rows=23),
     "AMD Radeon RX 7900 XTX @ 960 GB/s": MachineTerms(decode=0.921, rows=3),
     "AMD Ryzen AI Max+ 395 (Strix Halo) @ 256 GB/s": MachineTerms(decode=1.0, rows=24),
     "Desktop Ryzen 9 7950X, dual-channel DDR5 at/s theoretical (ikawrakow's test system) @ 64 GB/s":
-        MachineTerms(decode=1.0, rows=15),
-    "Intel Arc Pro B70 @ 608 GB/s": MachineTerms(decode=0.937, rows=90),
+        MachineTerms(decode=1.01, rows=15),
+    "Intel Arc Pro B70 @ 608 GB/s": MachineTerms(decode=0.94, rows=92),
     "NVIDIA GeForce RTX 2080 @ 448 GB/s": MachineTerms(decode=1.05, rows=14),
     "NVIDIA GeForce RTX 3090 @ 936 GB/s": MachineTerms(decode=1.01, rows=32),
     "NVIDIA GeForce RTX 4090 @ 1008 GB/s": MachineTerms(decode=1.05, rows=50),
@@ -78,35 +78,35 @@ FITTED_MACHINES: dict[str, MachineTerms] = {
     "NVIDIA RTX PRO 6000 Blackwell Workstation Edition @ 1792 GB/s": MachineTerms(decode=1.07, rows=5),
 }
 FITTED_VULKAN_PREFILL: dict[str, float] = {
-    "AMD": 0.822,
-    "Intel": 0.405,
-    "NVIDIA": 1.45,
+    "AMD": 0.828,
+    "Intel": 0.418,
+    "NVIDIA": 1.46,
 }
 FITTED_GENERATIONS: dict[str, MachineTerms] = {
     "AMD CDNA": MachineTerms(decode=0.989, rows=1),
-    "AMD GCN 5": MachineTerms(decode=0.798, rows=6),
-    "AMD RDNA 2": MachineTerms(decode=1.07, rows=1),
+    "AMD GCN 5": MachineTerms(decode=0.799, rows=6),
+    "AMD RDNA 2": MachineTerms(decode=1.06, rows=1),
     "AMD RDNA 3": MachineTerms(decode=1.09, rows=51),
     "AMD RDNA 3 under Vulkan": MachineTerms(decode=1.08, rows=36),
-    "AMD RDNA 4": MachineTerms(decode=1.17, rows=26),
+    "AMD RDNA 4": MachineTerms(decode=1.16, rows=26),
     "AMD RDNA 4 under Vulkan": MachineTerms(decode=1.14, rows=7),
     "Apple M1": MachineTerms(decode=0.927, rows=14),
     "Apple M2": MachineTerms(decode=1.05, rows=52),
     "Apple M3": MachineTerms(decode=1.09, rows=10),
     "Apple M4": MachineTerms(decode=0.963, rows=11),
-    "Intel Alchemist": MachineTerms(decode=0.771, rows=9),
-    "Intel Battlemage": MachineTerms(decode=0.761, rows=91),
-    "Intel Battlemage under Vulkan": MachineTerms(decode=0.607, rows=36),
+    "Intel Alchemist": MachineTerms(decode=0.777, rows=9),
+    "Intel Battlemage": MachineTerms(decode=0.768, rows=93),
+    "Intel Battlemage under Vulkan": MachineTerms(decode=0.622, rows=37),
     "NVIDIA Ada": MachineTerms(decode=1.13, rows=58),
     "NVIDIA Ampere": MachineTerms(decode=1.01, rows=42),
-    "NVIDIA Ampere under Vulkan": MachineTerms(decode=0.986, rows=9),
+    "NVIDIA Ampere under Vulkan": MachineTerms(decode=0.985, rows=9),
     "NVIDIA Blackwell": MachineTerms(decode=1.12, rows=62),
-    "NVIDIA Hopper": MachineTerms(decode=0.98, rows=1),
+    "NVIDIA Hopper": MachineTerms(decode=0.979, rows=1),
     "NVIDIA Pascal": MachineTerms(decode=1.04, rows=2),
     "NVIDIA Turing": MachineTerms(decode=1.08, rows=15),
 }
 FITTED_NOTES: tuple[str, ...] = (
-    "fitted on 519 decode + 409 prefill rows, the training part of the 1283 usable measurements"
+    "fitted on 521 decode + 411 prefill rows, the training part of the 1299 usable measurements"
     " (86 rows marked excluded in the file are left out)",
     "backend factors: CUDA is the reference (1.0); the others are pulled toward 1 as if by 4 "
     "extra rows at 1.0",

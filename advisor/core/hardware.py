@@ -310,6 +310,11 @@ class Hardware(Frozen):
         return self.fp16_tflops * self._summed
 
     @property
+    def compute_fp32_tflops(self) -> float | None:
+        """The stated FP32 vector figure, summed like compute_tflops; None when not stated."""
+        return None if self.fp32_tflops is None else self.fp32_tflops * self._summed
+
+    @property
     def compute_int8_tops(self) -> float | None:
         """The INT8 figure the kernels reach, summed like compute_tflops; None when not known."""
         return None if self.int8_tops is None else self.int8_tops * self._summed

@@ -72,6 +72,5 @@ def matrix_over_vector(hw: Hardware) -> float:
 def vector_tflops(hw: Hardware) -> float:
     """The vector ALUs' FP32 TFLOPS (summed over a tensor split, as the FP16 figure is): the hardware's
     own figure where it states one, else the FP16 figure over the architecture's ratio."""
-    if hw.fp32_tflops is not None:
-        return hw.fp32_tflops * hw.compute_tflops / hw.fp16_tflops
-    return hw.compute_tflops / matrix_over_vector(hw)
+    stated = hw.compute_fp32_tflops
+    return stated if stated is not None else hw.compute_tflops / matrix_over_vector(hw)

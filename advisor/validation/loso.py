@@ -16,7 +16,8 @@ ceiling), so every kind shows whether the model earns its terms.
 
 The published figures hold out one source at a time: with folds of several sources, which sources share a
 fold decides how much of a machine's or a method's evidence a fit loses, and adding one source to the data
-reshuffles every fold (the same model's decode median moved by two points that way).
+reshuffles every fold (one model on one set of rows reads 12.5 % and 14.5 % median decode error under two
+assignments).
 """
 
 from __future__ import annotations
